@@ -1,0 +1,23 @@
+# RAMP study workflow. `snakemake --cores 2 all` runs the configured study; `snakemake -n all`
+# shows the plan. All logic lives in the `ramp` package (workflow/scripts/ramp); rules only name
+# inputs, outputs, resources and the script that does the work.
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "config/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/validation.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_targets(),

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# One entry point that installs what is missing, then does the job. Idempotent: a second run
+# installs nothing and goes straight to work.
+#
+#   ./ramp.sh workflow [SNAKEMAKE ARGS...]   set up, then `snakemake --cores 2 all` (default config)
+#   ./ramp.sh test [PYTEST ARGS...]          set up, then ruff + the whole test suite
+#   ./ramp.sh setup                          only install (Ruby, venv, Python packages, model)
+#   ./ramp.sh snakemake ARGS...              any snakemake command inside the project's venv
+#
+# Environment: RAMP_VENV (default .venv), RAMP_CORES (default 2), RAMP_SKIP_APT=1 to never call apt.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+VENV=${RAMP_VENV:-$ROOT/.venv}
+CORES=${RAMP_CORES:-2}
+PY=${PYTHON:-python3}
+
+say() { printf '[ramp] %s\n' "$*" >&2; }
+die() { printf '[ramp] error: %s\n' "$*" >&2; exit 2; }
+
+APT_UPDATED=0
+apt_install() {
+    # apt_install PACKAGE... : install the Debian packages that are not installed yet.
+    local missing=()
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    [ "${RAMP_SKIP_APT:-0}" = 1 ] && die "missing Debian packages: ${missing[*]} (RAMP_SKIP_APT=1 set)"
+    command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get: install them by hand"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    if [ "$APT_UPDATED" = 0 ]; then
+        say "apt-get update"
+        $sudo apt-get update -qq
+        APT_UPDATED=1
+    fi
+    say "apt-get install ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+setup_system() {
+    # Ruby runs the programs; util-linux (unshare) and bubblewrap isolate them; iproute2 for the
+    # network-namespace checks of the tests.
+    apt_install ruby util-linux bubblewrap ca-certificates
+    command -v "$PY" >/dev/null || apt_install python3 python3-venv python3-dev
+    "$PY" -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
+}
+
+stamp_of() { cat pyproject.toml requirements/*.txt 2>/dev/null | sha256sum | cut -c1-16; }
+
+setup_python() {
+    if [ ! -x "$VENV/bin/python" ]; then
+        say "creating virtual environment $VENV"
+        "$PY" -m venv "$VENV"
+    fi
+    local want have
+    want=$(stamp_of)
+    have=$(cat "$VENV/.ramp-stamp" 2>/dev/null || true)
+    if [ "$want" != "$have" ]; then
+        say "installing Python packages into $VENV"
+        "$VENV/bin/python" -m pip install -q --upgrade pip
+        "$VENV/bin/python" -m pip install -q -c requirements/constraints.txt -e ".[dev]"
+        echo "$want" > "$VENV/.ramp-stamp"
+    fi
+}
+
+setup_models() {
+    # Installs and verifies the embedded models named in the config (a no-op when present).
+    if "$VENV/bin/python" -c 'import ramp.llm.embedded' 2>/dev/null; then
+        "$VENV/bin/python" -m ramp models install "$@"
+    fi
+}
+
+setup() {
+    setup_system
+    setup_python
+    setup_models
+}
+
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+    setup) setup ;;
+    workflow)
+        setup
+        exec "$VENV/bin/snakemake" --cores "$CORES" all "$@"
+        ;;
+    snakemake)
+        setup
+        exec "$VENV/bin/snakemake" "$@"
+        ;;
+    test)
+        setup
+        "$VENV/bin/ruff" check .
+        exec "$VENV/bin/python" -m pytest "$@"
+        ;;
+    *)
+        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+        [ -z "$cmd" ] || die "unknown command '$cmd'"
+        exit 2
+        ;;
+esac

@@ -1,0 +1,3 @@
+from ramp.cli import main
+
+raise SystemExit(main())
