@@ -15,6 +15,7 @@ validate(config, "config/schemas/config.schema.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/validation.smk"
+include: "workflow/rules/agents.smk"
 
 
 rule all:

@@ -42,7 +42,7 @@ apt_install() {
 setup_system() {
     # Ruby runs the programs; util-linux (unshare) and bubblewrap isolate them; iproute2 for the
     # network-namespace checks of the tests.
-    apt_install ruby util-linux bubblewrap ca-certificates
+    apt_install ruby util-linux bubblewrap ca-certificates g++ make
     command -v "$PY" >/dev/null || apt_install python3 python3-venv python3-dev
     "$PY" -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
 }
@@ -60,13 +60,14 @@ setup_python() {
     if [ "$want" != "$have" ]; then
         say "installing Python packages into $VENV"
         "$VENV/bin/python" -m pip install -q --upgrade pip
-        "$VENV/bin/python" -m pip install -q -c requirements/constraints.txt -e ".[dev]"
+        "$VENV/bin/python" -m pip install -q -c requirements/constraints.txt -e ".[dev,models,slurm]"
         echo "$want" > "$VENV/.ramp-stamp"
     fi
 }
 
 setup_models() {
-    # Installs and verifies the embedded models named in the config (a no-op when present).
+    # Installs and verifies the embedded models named (default: those config/config.yaml uses);
+    # a no-op when present.
     if "$VENV/bin/python" -c 'import ramp.llm.embedded' 2>/dev/null; then
         "$VENV/bin/python" -m ramp models install "$@"
     fi
@@ -75,7 +76,7 @@ setup_models() {
 setup() {
     setup_system
     setup_python
-    setup_models
+    setup_models "$@"
 }
 
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -92,7 +93,7 @@ case "$cmd" in
         exec "$VENV/bin/snakemake" "$@"
         ;;
     test)
-        setup
+        setup qwen2.5-coder-0.5b  # the tests' small model, not the workflow's default
         "$VENV/bin/ruff" check .
         exec "$VENV/bin/python" -m pytest "$@"
         ;;

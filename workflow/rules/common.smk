@@ -1,9 +1,28 @@
 # Helpers shared by the rule files: what `all` builds, and where artifacts live.
 
 SUBSETS = [str(s) for s in config["subsets"]]
+STUDY = config.get("study", {})
+MODELS = (config.get("models") or {}).get("use", [])
+VARIANTS = STUDY.get("variants", [])
+ITERATIONS = int(STUDY.get("iterations", 11))
+# Cores a model job claims: at the default (2, as many as the laptop has) model jobs run one
+# at a time instead of fighting over the cores.
+MODEL_THREADS = int(STUDY.get("model_threads", 2))
+EXECUTOR_WORKERS = int(config.get("executor", {}).get("workers", 2))
+
+
+def run_dir(w):
+    """results/runs/{model}/{variant}/{subset} for a job's wildcards."""
+    return f"results/runs/{w.model}/{w.variant}/{w.subset}"
 
 
 def all_targets():
     targets = []
     targets += expand("results/bugs/{subset}/summary.md", subset=SUBSETS)
+    targets += expand(
+        "results/runs/{model}/{variant}/{subset}/attempts.parquet",
+        model=MODELS,
+        variant=VARIANTS,
+        subset=SUBSETS,
+    )
     return targets

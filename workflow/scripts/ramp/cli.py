@@ -13,6 +13,10 @@ import sys
 
 COMMANDS: dict[str, str] = {
     "run": "ramp.execution.cli",
+    "chat": "ramp.llm.cli_chat",
+    "models": "ramp.llm.cli_models",
+    "subset-ids": "ramp.sampling",
+    "repair": "ramp.repair_cli",
 }
 
 

@@ -12,12 +12,25 @@ from typing import IO
 import pandas as pd
 
 
+def _umask() -> int:
+    """The process umask, read without changing it (Linux); 022 where it cannot be read."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    return 0o022
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path`` in one rename."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # mkstemp makes the file 0600; an artifact gets the usual mode (0666 less the umask).
+    os.fchmod(fd, 0o666 & ~_umask())
     os.close(fd)
     tmp_path = Path(tmp)
     try:

@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass, field
 
 
-class Verdict(str, enum.Enum):
+class Verdict(enum.StrEnum):
     """What happened to one program on one test (ExecEval's names, plus output-limit)."""
 
     PASSED = "PASSED"
@@ -20,9 +20,6 @@ class Verdict(str, enum.Enum):
     MEMORY_LIMIT_EXCEEDED = "MEMORY_LIMIT_EXCEEDED"
     OUTPUT_LIMIT_EXCEEDED = "OUTPUT_LIMIT_EXCEEDED"
     COMPILATION_ERROR = "COMPILATION_ERROR"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

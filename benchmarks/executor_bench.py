@@ -1,0 +1,170 @@
+"""Benchmark the sandboxed executor against the paper's naive runner (not a test).
+
+Runs every buggy program of the data set on all its hidden tests twice, in one process:
+
+- ours: RubyExecutor with every limit on (CPU, wall, memory, output, tasks, namespaces);
+- naive: what the paper's released code does, one ``subprocess.run(["ruby", "-e", code],
+  input=...)`` per test, sequentially, no limits. It gets only a timeout (the same wall-clock
+  backstop as ours, ``3 x time limit + 1 s``) so that programs that loop cannot hang the
+  benchmark; without it they would run forever.
+
+It reports runs/s (program x test pairs per second) of both and their ratio, the agreement of
+their verdicts, and the median per-run time of our sandbox against a bare
+``ruby --disable-gems`` on a trivial program (measured interleaved, so load affects both).
+
+    python benchmarks/executor_bench.py [--limit N] [--workers 2] \\
+        [--out results/benchmarks/executor.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+
+from ramp.execution.executor import RubyExecutor
+from ramp.execution.judge import judge
+from ramp.io import atomic_open
+from ramp.tasks import Limits, Task
+
+DATA = Path("../shared/data/xcodeeval-apr-ruby/validation.jsonl")
+
+
+def load(path: Path, limit: int | None) -> list[Task]:
+    from ramp.dataset import load_tasks
+
+    tasks = load_tasks(path).tasks
+    return tasks[:limit] if limit else tasks
+
+
+def run_ours(tasks: list[Task], workers: int) -> tuple[float, Counter[str], list[str]]:
+    verdicts: Counter[str] = Counter()
+    summary = []
+    with RubyExecutor(workers=workers) as executor:
+        start = time.perf_counter()
+        for task in tasks:
+            report = executor.run(task.buggy_code, task.hidden_tests, task.limits)
+            verdicts.update(str(r.verdict) for r in report.results)
+            summary.append(str(report.verdict))
+        return time.perf_counter() - start, verdicts, summary
+
+
+def naive_one(code: str, stdin: str, accepted: tuple[str, ...], limits: Limits) -> str:
+    try:
+        done = subprocess.run(
+            ["ruby", "-e", code], input=stdin, capture_output=True, text=True,
+            timeout=limits.wall_s, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return "TIME_LIMIT_EXCEEDED"
+    if done.returncode != 0:
+        return "COMPILATION_ERROR" if "SyntaxError" in done.stderr else "RUNTIME_ERROR"
+    return "PASSED" if judge(done.stdout, accepted) else "WRONG_ANSWER"
+
+
+def run_naive(tasks: list[Task]) -> tuple[float, Counter[str], list[str]]:
+    verdicts: Counter[str] = Counter()
+    summary = []
+    start = time.perf_counter()
+    for task in tasks:
+        got = [
+            naive_one(task.buggy_code, t.input, t.outputs, task.limits) for t in task.hidden_tests
+        ]
+        verdicts.update(got)
+        summary.append(next((v for v in got if v != "PASSED"), "PASSED"))
+    return time.perf_counter() - start, verdicts, summary
+
+
+def overhead(executor: RubyExecutor, rounds: int) -> dict[str, float]:
+    """Median wall time of a trivial program: our sandbox vs a bare `ruby --disable-gems`."""
+    program = "puts 1\n"
+    ours, bare = [], []
+    with executor.sandbox.stage({"main.rb": program.encode()}) as staged:
+        argv = executor.runtime.run_command(f"{staged.path}/main.rb")
+        bare_file = Path(tempfile.mkdtemp(prefix="ramp-bench-")) / "main.rb"
+        bare_file.write_text(program)
+        bare_argv = ["ruby", "--disable-gems", str(bare_file)]
+        for _ in range(rounds):
+            t = time.perf_counter()
+            executor.sandbox.execute(argv, b"", Limits())
+            ours.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            subprocess.run(bare_argv, capture_output=True, check=True)
+            bare.append(time.perf_counter() - t)
+        shutil.rmtree(bare_file.parent)
+    ours_ms, bare_ms = statistics.median(ours) * 1e3, statistics.median(bare) * 1e3
+    return {
+        "sandbox_median_ms": round(ours_ms, 2),
+        "bare_ruby_median_ms": round(bare_ms, 2),
+        "ratio": round(ours_ms / bare_ms, 3),
+        "rounds": rounds,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--limit", type=int, default=None, help="first N programs only")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=60, help="overhead measurement runs")
+    parser.add_argument("--skip-naive", action="store_true")
+    parser.add_argument("--out", type=Path, default=Path("results/benchmarks/executor.json"))
+    args = parser.parse_args(argv)
+
+    tasks = load(args.data, args.limit)
+    pairs = sum(len(t.hidden_tests) for t in tasks)
+    print(f"{len(tasks)} programs, {pairs} program x test runs", file=sys.stderr, flush=True)
+
+    with RubyExecutor(workers=1) as ex:
+        over = overhead(ex, args.rounds)
+        isolation = asdict(ex.isolation)
+    print(f"overhead: {over}", file=sys.stderr, flush=True)
+
+    ours_s, ours_v, ours_sum = run_ours(tasks, args.workers)
+    print(f"ours: {ours_s:.1f} s, {pairs / ours_s:.1f} runs/s", file=sys.stderr, flush=True)
+    result: dict[str, object] = {
+        "programs": len(tasks),
+        "runs": pairs,
+        "workers": args.workers,
+        "isolation": isolation,
+        "overhead_trivial_program": over,
+        "ours": {
+            "seconds": round(ours_s, 2),
+            "runs_per_s": round(pairs / ours_s, 2),
+            "verdicts": dict(ours_v),
+        },
+        "recorded_outcome_agreement": sum(
+            s == t.recorded_outcome for s, t in zip(ours_sum, tasks, strict=True)
+        ),
+        "host": {"python": platform.python_version(), "machine": platform.machine()},
+    }
+    if not args.skip_naive:
+        naive_s, naive_v, naive_sum = run_naive(tasks)
+        print(f"naive: {naive_s:.1f} s, {pairs / naive_s:.1f} runs/s", file=sys.stderr)
+        result["naive"] = {
+            "seconds": round(naive_s, 2),
+            "runs_per_s": round(pairs / naive_s, 2),
+            "verdicts": dict(naive_v),
+            "timeout": "3 x time limit + 1 s wall clock, no other limit",
+        }
+        result["speedup_runs_per_s"] = round(naive_s / ours_s, 2)
+        result["summary_verdict_agreement"] = sum(
+            a == b for a, b in zip(ours_sum, naive_sum, strict=True)
+        )
+    with atomic_open(args.out) as f:
+        json.dump(result, f, indent=2)
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+s = gets
+puts s.count("aeiou")

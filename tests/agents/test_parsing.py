@@ -1,0 +1,143 @@
+"""The parsers on literal answers, including shapes small models really produce."""
+
+from ramp.parsing import code_blocks, extract_program, parse_generated_tests
+
+COT_ANSWER = """Let's think step by step.
+The loop stops one element early, so the last number is never added.
+
+```ruby
+n = gets.to_i
+a = gets.split.map(&:to_i)
+puts a.sum
+```
+"""
+
+
+def test_extract_last_ruby_block():
+    answer = "First try:\n```ruby\nputs 1\n```\nBetter:\n```ruby\nputs 2\n```\n"
+    got = extract_program(answer)
+    assert got.ok and got.code == "puts 2\n"
+
+
+def test_extract_cot_answer():
+    got = extract_program(COT_ANSWER)
+    assert got.ok
+    assert got.code.startswith("n = gets.to_i\n") and got.code.endswith("puts a.sum\n")
+
+
+def test_untagged_block_is_used_when_ruby_like():
+    got = extract_program("Fixed:\n```\nx = gets.to_i\nif x > 0\n  puts x\nend\n```")
+    assert got.ok and "puts x" in got.code
+
+
+def test_no_code_block_is_rejected_not_run():
+    got = extract_program("The bug is an off-by-one error in the loop bound.")
+    assert got.status == "no_code_block" and got.code == ""
+
+
+def test_empty_answer():
+    assert extract_program("  \n").status == "empty"
+    assert extract_program("```ruby\n\n```").status == "empty"
+
+
+def test_wrong_language_tagged():
+    got = extract_program("```python\nn = int(input())\nprint(n)\n```")
+    assert got.status == "wrong_language" and "python" in got.detail
+
+
+def test_wrong_language_untagged_python():
+    got = extract_program("```\nfor i in range(3):\n    print(i)\n```")
+    assert got.status == "wrong_language"
+
+
+def test_unclosed_fence_runs_to_end():
+    got = extract_program("Here:\n```ruby\nputs gets.to_i * 2\n")
+    assert got.ok and got.code == "puts gets.to_i * 2\n"
+
+
+def test_crlf_and_tilde_fences():
+    blocks = code_blocks("~~~rb\r\nputs 1\r\n~~~\r\n")
+    assert [(b.lang, b.body) for b in blocks] == [("rb", "puts 1\n")]
+
+
+SIX_TESTS = """### Test 1 (basic)
+Input:
+```
+3
+1 2 3
+```
+Output:
+```
+6
+```
+### Test 2 (basic)
+Input:
+```
+1
+5
+```
+Expected output:
+```
+5
+```
+### Test 3 (edge)
+Input: `1\\n0`
+Output: `0`
+### Test 4 (edge)
+Input:
+```
+2
+-1 1
+```
+Output:
+```
+```
+### Test 5 (large)
+Generator:
+```ruby
+puts 100000
+puts ([1] * 100000).join(" ")
+```
+Output:
+```
+100000
+```
+### Test 6 (large)
+Input:
+```
+2
+1000000000 1000000000
+```
+"""
+
+
+def test_parse_six_tests_with_drops():
+    parsed = parse_generated_tests(SIX_TESTS)
+    kinds = [t.kind for t in parsed.tests]
+    assert kinds == ["basic", "basic", "edge", "large"]
+    assert parsed.tests[0].input == "3\n1 2 3\n" and parsed.tests[0].output == "6\n"
+    assert parsed.tests[1].output == "5\n"
+    assert parsed.tests[3].generator.startswith("puts 100000")
+    assert parsed.tests[3].input == ""
+    assert parsed.dropped == ("test 4: empty expected output", "test 6: no expected output")
+
+
+def test_parse_json_list():
+    answer = 'Here are the tests:\n[{"input": "2\\n", "output": "4\\n", "kind": "basic"},' \
+             ' {"input": "0", "output": ""}, {"input": 3, "output": "9"}]'
+    parsed = parse_generated_tests(answer)
+    assert [(t.input, t.output, t.kind) for t in parsed.tests] == [("2\n", "4\n", "basic")]
+    assert len(parsed.dropped) == 2
+
+
+def test_parse_garbage():
+    parsed = parse_generated_tests("I cannot help with that.")
+    assert parsed.tests == () and "no test sections" in parsed.dropped[0]
+
+
+def test_kind_defaults_by_position_and_cap():
+    one = "Test {0}:\nInput:\n```\n{0}\n```\nOutput:\n```\n{0}\n```\n"
+    body = "".join(one.format(i) for i in range(1, 9))
+    parsed = parse_generated_tests(body)
+    assert [t.kind for t in parsed.tests] == ["basic", "basic", "edge", "edge", "large", "large"]
+    assert parsed.dropped == ("2 test(s) beyond the first 6",)

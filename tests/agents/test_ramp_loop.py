@@ -1,0 +1,156 @@
+"""RAMP's loop with a scripted model and the REAL Ruby executor."""
+
+from __future__ import annotations
+
+import pytest
+
+from ramp.execution.executor import RubyExecutor
+from ramp.methods.ramp import repair
+from ramp.variants import Variant
+
+from .conftest import TESTS_OK, ScriptedAgents, ruby
+
+RIGHT = "puts gets.to_i * 2"
+WRONG = "puts gets.to_i * 3"
+
+
+@pytest.fixture(scope="module")
+def executor():
+    ex = RubyExecutor(workers=2)
+    yield ex
+    close = getattr(ex, "close", None)
+    if close:
+        close()
+
+
+def run(agents, task, lib, executor, variant=None, budget=3):
+    return repair(task, budget=budget, llm=agents.llm, lib=lib, variant=variant or Variant(),
+                  executor=executor)
+
+
+def test_solved_at_iteration_1(task, lib, executor):
+    agents = ScriptedAgents(reflection=["It multiplies by 3."], test_design=[TESTS_OK],
+                            programmer=[ruby(RIGHT)])
+    result = run(agents, task, lib, executor)
+    assert [a.iteration for a in result.attempts] == [1]
+    assert result.final.passed_generated and result.final.verdicts == ("PASSED", "PASSED")
+    assert agents.calls == ["reflection", "test_design", "programmer"]
+    # e0 reached the Programmer
+    assert "It multiplies by 3." in agents.prompts["programmer"][0][-1].content
+
+
+def test_solved_at_iteration_3_after_feedback(task, lib, executor):
+    agents = ScriptedAgents(
+        reflection=["Wrong factor."], test_design=[TESTS_OK],
+        programmer=[ruby(WRONG), ruby("puts gets.to_i +"), ruby(RIGHT)],
+        feedback=["Still multiplies by 3: use 2.", "It does not compile: finish the expression."],
+    )
+    result = run(agents, task, lib, executor)
+    assert [a.passed_generated for a in result.attempts] == [False, False, True]
+    first, second, third = result.attempts
+    assert first.verdicts[0] == "WRONG_ANSWER"
+    assert second.report.compile_error and set(second.verdicts) == {"COMPILATION_ERROR"}
+    # the feedback prompt carried the failing test: its input, expected and actual output
+    fb = agents.prompts["feedback"][0][-1].content
+    assert "Test 1 (basic): WRONG_ANSWER" in fb and "Expected output:\n4" in fb
+    assert "Actual output:\n6" in fb
+    assert "does not compile" in agents.prompts["feedback"][1][-1].content
+    # the next Programmer call got the reflection on that failure
+    assert "Still multiplies by 3: use 2." in agents.prompts["programmer"][1][-1].content
+    assert third.reflection_in == "It does not compile: finish the expression."
+
+
+def test_budget_exhausted(task, lib, executor):
+    agents = ScriptedAgents(reflection=["r"], test_design=[TESTS_OK],
+                            programmer=[ruby(WRONG)] * 2, feedback=["f1"])
+    result = run(agents, task, lib, executor, budget=2)
+    assert len(result.attempts) == 2 and not result.final.passed_generated
+    # no reflection after the last iteration: nothing would read it
+    assert agents.calls.count("feedback") == 1 and result.final.next_reflection == ""
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        ("The bug is the factor; use 2.", "no_code_block"),
+        ("```python\nprint(int(input()) * 2)\n```", "wrong_language"),
+        ("", "empty"),
+    ],
+)
+def test_unusable_answers_are_fed_back(task, lib, executor, answer, status):
+    agents = ScriptedAgents(reflection=["r"], test_design=[TESTS_OK],
+                            programmer=[answer, ruby(RIGHT)], feedback=["write Ruby"])
+    result = run(agents, task, lib, executor)
+    first = result.attempts[0]
+    assert first.parse_status == status and first.report is None and not first.passed_generated
+    assert "no usable Ruby program" in agents.prompts["feedback"][0][-1].content
+    assert result.final.passed_generated and len(result.attempts) == 2
+
+
+def test_malformed_generated_tests_fall_back_to_samples(task, lib, executor):
+    agents = ScriptedAgents(reflection=["r"], test_design=["I am not sure what to test."],
+                            programmer=[ruby(RIGHT)])
+    result = run(agents, task, lib, executor)
+    assert result.tests.source == "samples" and result.tests.dropped
+    assert [t.kind for t in result.tests.tests] == ["sample"]
+    assert result.final.passed_generated
+
+
+def test_large_test_generator_runs_in_sandbox(task, lib, executor):
+    design = TESTS_OK + "### Test 3 (large)\nGenerator:\n```ruby\nputs 500000000\n```\n" \
+             "Output:\n```\n1000000000\n```\n"
+    agents = ScriptedAgents(reflection=["r"], test_design=[design], programmer=[ruby(RIGHT)])
+    result = run(agents, task, lib, executor)
+    large = result.tests.tests[2]
+    assert large.kind == "large" and large.input == "500000000\n"
+    assert result.final.verdicts == ("PASSED",) * 3
+
+
+ABLATIONS = {
+    "ramp": (Variant(), ["reflection", "test_design", "programmer", "feedback", "programmer"]),
+    "no_testgen": (Variant(test_generation=False),
+                   ["reflection", "programmer", "feedback", "programmer"]),
+    "no_self_reflection": (Variant(feedback_reflection=False),
+                           ["reflection", "test_design", "programmer", "programmer"]),
+    "no_first_reflection": (Variant(initial_reflection=False),
+                            ["test_design", "programmer", "feedback", "programmer"]),
+    "no_reflection": (Variant(initial_reflection=False, feedback_reflection=False),
+                      ["test_design", "programmer", "programmer"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ABLATIONS))
+def test_each_ablation_changes_which_agents_are_called(task, lib, executor, name):
+    variant, expected = ABLATIONS[name]
+    agents = ScriptedAgents(reflection=["r"], test_design=[TESTS_OK],
+                            programmer=[ruby(WRONG), ruby(RIGHT)], feedback=["f"])
+    result = run(agents, task, lib, executor, variant, budget=2)
+    assert agents.calls == expected
+    if name == "no_self_reflection":
+        # the raw traces replace the reflection
+        assert "WRONG_ANSWER" in agents.prompts["programmer"][1][-1].content
+    if name == "no_testgen":
+        assert all(a.report is None for a in result.attempts)
+
+
+def test_prompt_components_follow_the_variant(task, lib):
+    from ramp.agents import programmer
+
+    full = programmer.prompt(lib, task, Variant(include_samples=True), "e")[-1].content
+    bare = programmer.prompt(lib, task, Variant(include_io_spec=False, include_limits=False),
+                             "e")[-1].content
+    assert "Limits: 1.0 seconds, 256 megabytes." in full and "Sample input 1" in full
+    assert "One integer n" in full and "One integer n" not in bare and "Limits:" not in bare
+    scot = programmer.prompt(lib, task, Variant(programmer_style="scot"), "e")
+    assert "sequence, branch, loop" in scot[-1].content
+
+
+def test_failing_generator_drops_its_test(task, lib, executor):
+    design = TESTS_OK + "### Test 3 (large)\nGenerator:\n```ruby\nraise 'boom'\n```\n" \
+             "Output:\n```\n1\n```\n"
+    agents = ScriptedAgents(reflection=["r"], test_design=[design], programmer=[ruby(RIGHT)])
+    result = run(agents, task, lib, executor)
+    assert len(result.tests.tests) == 2
+    (reason,) = result.tests.dropped
+    assert reason.startswith("test 3: its input generator failed: RUNTIME_ERROR")
+    assert "boom" in reason

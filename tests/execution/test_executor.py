@@ -1,0 +1,150 @@
+"""Each verdict on real Ruby, parallel runs, stop-at-first-failure, and the classifier."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from ramp.execution.executor import RubyExecutor, classify
+from ramp.execution.runtime import ruby_runtime
+from ramp.execution.sandbox import RawRun
+from ramp.tasks import Limits, TestCase, Verdict
+
+FAST = Limits(time_s=0.5, memory_mb=128, output_bytes=1 << 20, wall_factor=2.0, wall_grace_s=0.5)
+ADD = TestCase("1 2\r\n", ("3",))
+
+
+def one(executor: RubyExecutor, program: str, test: TestCase = ADD, limits: Limits = FAST):
+    report = executor.run(program, [test], limits)
+    assert len(report.results) == 1
+    return report.results[0]
+
+
+def test_passed(executor: RubyExecutor) -> None:
+    r = one(executor, "a, b = gets.split.map(&:to_i)\nputs a + b\n")
+    assert r.verdict is Verdict.PASSED
+    assert r.exit_code == 0 and r.signal is None
+    assert r.stdout_tail == "3\n"
+    assert 0 < r.wall_s < 5 and r.cpu_s > 0
+    assert r.peak_memory_mb is not None and 1 < r.peak_memory_mb < 128
+
+
+def test_wrong_answer(executor: RubyExecutor) -> None:
+    assert one(executor, "puts 4").verdict is Verdict.WRONG_ANSWER
+
+
+def test_runtime_error_keeps_stderr_tail(executor: RubyExecutor) -> None:
+    r = one(executor, "x = nil\nx.foo\n")
+    assert r.verdict is Verdict.RUNTIME_ERROR
+    assert r.exit_code == 1
+    assert "NoMethodError" in r.stderr_tail and "main.rb:2" in r.stderr_tail
+
+
+def test_nonzero_exit_is_runtime_error(executor: RubyExecutor) -> None:
+    r = one(executor, "puts 3\nexit 3\n")
+    assert (r.verdict, r.exit_code) == (Verdict.RUNTIME_ERROR, 3)
+
+
+def test_signal_is_runtime_error(executor: RubyExecutor) -> None:
+    r = one(executor, "Process.kill('SEGV', Process.pid)")
+    assert r.verdict is Verdict.RUNTIME_ERROR
+
+
+def test_time_limit_exceeded_by_cpu(executor: RubyExecutor) -> None:
+    r = one(executor, "x = 0\nloop { x += 1 }\n")
+    assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED
+    assert r.signal in (signal.SIGXCPU, signal.SIGKILL)  # RLIMIT_CPU, or the wall backstop
+
+
+def test_memory_limit_exceeded(executor: RubyExecutor) -> None:
+    r = one(executor, "a = []\nloop { a << 'x' * 1_000_000 }\n")
+    assert r.verdict is Verdict.MEMORY_LIMIT_EXCEEDED
+
+
+def test_output_limit_exceeded(executor: RubyExecutor) -> None:
+    r = one(executor, "loop { puts 'y' * 1000 }")
+    assert r.verdict is Verdict.OUTPUT_LIMIT_EXCEEDED
+
+
+@pytest.mark.parametrize(
+    ("program", "message"),
+    [
+        ("break\nputs 1\n", "Invalid break"),  # passes `ruby -c`, fails to compile
+        ("def f(\nputs 1\n", "syntax error"),
+    ],
+)
+def test_compilation_error_for_every_test(
+    executor: RubyExecutor, program: str, message: str
+) -> None:
+    report = executor.run(program, [ADD, ADD, ADD], FAST)
+    assert message in report.compile_error
+    assert [r.verdict for r in report.results] == [Verdict.COMPILATION_ERROR] * 3
+    assert report.verdict is Verdict.COMPILATION_ERROR and not report.passed
+
+
+def test_bundled_gems_load(executor: RubyExecutor) -> None:
+    program = "require 'prime'\nrequire 'matrix'\nrequire 'set'\nputs Prime.first(2).sum + 0"
+    r = one(executor, program, TestCase("", ("5",)))
+    assert r.verdict is Verdict.PASSED, r.stderr_tail
+
+
+def test_many_tests_in_order_with_several_accepted_outputs(executor: RubyExecutor) -> None:
+    tests = [TestCase(f"{i} {i}\n", (str(2 * i), "never")) for i in range(8)]
+    tests.append(TestCase("1 1\n", ("3", "1 1")))  # 2 is not accepted
+    report = executor.run("a, b = gets.split.map(&:to_i)\nputs a + b", tests, FAST)
+    assert [r.index for r in report.results] == list(range(9))
+    assert [r.verdict for r in report.results] == [Verdict.PASSED] * 8 + [Verdict.WRONG_ANSWER]
+    assert report.skipped == 0 and report.verdict is Verdict.WRONG_ANSWER
+
+
+def test_stop_at_first_failure_skips_the_rest() -> None:
+    tests = [TestCase("", ("1",))] * 6
+    with RubyExecutor(workers=1) as ex:
+        report = ex.run("puts 2", tests, FAST, stop_at_first_failure=True)
+        full = ex.run("puts 2", tests, FAST)
+    assert len(report.results) == 1 and report.skipped == 5
+    assert len(full.results) == 6 and full.skipped == 0
+
+
+def test_empty_test_list(executor: RubyExecutor) -> None:
+    report = executor.run("puts 1", [], FAST)
+    assert report.results == () and report.passed
+
+
+def _raw(**kw: object) -> RawRun:
+    base = dict(
+        exit_code=0, signal=None, cpu_s=0.1, wall_s=0.1, peak_memory_mb=10.0, stdout=b"", stderr=b""
+    )
+    return RawRun(**{**base, **kw})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("raw", "verdict"),
+    [
+        (_raw(), None),
+        (
+            _raw(wall_killed=True, exit_code=None, signal=signal.SIGKILL),
+            Verdict.TIME_LIMIT_EXCEEDED,
+        ),
+        (_raw(exit_code=None, signal=signal.SIGXCPU), Verdict.TIME_LIMIT_EXCEEDED),
+        (_raw(cpu_s=0.6), Verdict.TIME_LIMIT_EXCEEDED),
+        (
+            _raw(exit_code=None, signal=signal.SIGXFSZ, output_exceeded=True),
+            Verdict.OUTPUT_LIMIT_EXCEEDED,
+        ),
+        (
+            _raw(exit_code=None, signal=signal.SIGKILL, oom_killed=True),
+            Verdict.MEMORY_LIMIT_EXCEEDED,
+        ),
+        (
+            _raw(exit_code=1, stderr=b"failed to allocate memory (NoMemoryError)"),
+            Verdict.MEMORY_LIMIT_EXCEEDED,
+        ),
+        (_raw(exit_code=1), Verdict.RUNTIME_ERROR),
+        (_raw(exit_code=None, signal=signal.SIGSEGV), Verdict.RUNTIME_ERROR),
+    ],
+)
+def test_classify(raw: RawRun, verdict: Verdict | None) -> None:
+    runtime = ruby_runtime(gem_dirs=[])
+    assert classify(raw, FAST, runtime) is verdict

@@ -1,0 +1,117 @@
+import pandas as pd
+import pytest
+
+from ramp.io import write_parquet
+from ramp.llm import CachedLLM, FakeLLM, LLMError, SamplingParams, UsageLog, messages
+from ramp.llm.base import LLM
+from ramp.llm.cache import cache_key
+
+P1 = messages(("system", "You fix Ruby."), ("user", "fix: puts 1+"))
+P2 = messages(("user", "write tests"))
+
+
+def test_fake_queue_then_function_and_records_prompts():
+    fake = FakeLLM(["one two three"], respond=lambda p: p[-1].content.upper())
+    out = fake.complete([P1, P2], SamplingParams(max_new_tokens=2))
+    assert [c.text for c in out] == ["one two", "WRITE TESTS"]
+    assert [c.finish_reason for c in out] == ["length", "stop"]
+    assert out[0].completion_tokens == 2 and out[0].prompt_tokens == 6
+    assert fake.prompts == [P1, P2] and fake.batches == 1
+    assert isinstance(fake, LLM)
+
+
+def test_fake_stop_strings_and_exhaustion():
+    fake = FakeLLM(["code```rest"])
+    (c,) = fake.complete([P1], SamplingParams(stop=("```",)))
+    assert (c.text, c.finish_reason) == ("code", "stop")
+    with pytest.raises(LLMError, match="no scripted response left"):
+        fake.complete([P1], SamplingParams())
+
+
+def test_usage_by_role_frame():
+    log = UsageLog()
+    fake = FakeLLM(respond=lambda p: "a b c")
+    log.tagged(fake, "programmer").complete([P1, P2], SamplingParams())
+    log.tagged(fake, "reflection").complete([P2], SamplingParams())
+    frame = log.by_role()
+    assert list(frame.columns) == ["role", "calls", "prompt_tokens", "completion_tokens", "seconds"]
+    assert frame.to_dict("records")[0] == {
+        "role": "programmer",
+        "calls": 2,
+        "prompt_tokens": 8,
+        "completion_tokens": 6,
+        "seconds": 0.0,
+    }
+    assert frame["role"].tolist() == ["programmer", "reflection"]
+    assert len(log.calls_frame()) == 3
+    assert UsageLog().by_role().empty
+
+
+def test_cache_key_depends_on_model_prompt_and_params():
+    base = cache_key("m", P1, SamplingParams())
+    assert base == cache_key("m", P1, SamplingParams())
+    assert base != cache_key("m2", P1, SamplingParams())
+    assert base != cache_key("m", P2, SamplingParams())
+    assert base != cache_key("m", P1, SamplingParams(seed=1))
+
+
+def test_cache_hit_miss_and_partial_batch(tmp_path):
+    fake = FakeLLM(respond=lambda p: f"answer to {p[-1].content}")
+    cached = CachedLLM(fake, tmp_path)
+    first = cached.complete([P1], SamplingParams())
+    assert (cached.hits, cached.misses, len(fake.seen)) == (0, 1, 1)
+    both = cached.complete([P2, P1], SamplingParams())
+    assert both[1] == first[0]  # served from the cache
+    assert fake.prompts[-1] == P2 and len(fake.seen) == 2  # only the miss reached the model
+    key = cache_key("fake", P1, SamplingParams())
+    assert cached.path_of(key).exists() and cached.path_of(key).parent.name == key[:2]
+
+
+def test_replay_only_miss_names_model_and_key(tmp_path):
+    cached = CachedLLM(FakeLLM(["x"], model_id="qwen-test"), tmp_path, mode="replay-only")
+    key = cache_key("qwen-test", P1, SamplingParams())
+    with pytest.raises(LLMError, match=f"model qwen-test: key {key}"):
+        cached.complete([P1], SamplingParams())
+
+
+def test_off_mode_passes_through(tmp_path):
+    fake = FakeLLM(["a", "b"])
+    cached = CachedLLM(fake, tmp_path, mode="off")
+    assert [c.text for c in cached.complete([P1, P1], SamplingParams())] == ["a", "b"]
+    assert not any(tmp_path.iterdir())
+
+
+def _stage(llm, out_path):
+    """A miniature stage: calls by two roles, then completions + usage to Parquet."""
+    log = UsageLog()
+    params = SamplingParams(temperature=0.8, top_p=0.95, seed=3)
+    answers = log.tagged(llm, "programmer").complete([P1, P2], params)
+    answers += log.tagged(llm, "reflection").complete([P2], params)
+    frame = pd.DataFrame(
+        {"text": [c.text for c in answers], "seconds": [c.seconds for c in answers]}
+    )
+    write_parquet(frame, out_path / "answers.parquet")
+    write_parquet(log.by_role(), out_path / "usage.parquet")
+
+
+def test_rerun_from_cache_makes_no_calls_and_identical_parquet(tmp_path):
+    import itertools
+
+    counter = itertools.count()
+    recorder = FakeLLM(respond=lambda p: f"sample {next(counter)}")  # non-deterministic model
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    _stage(CachedLLM(recorder, tmp_path / "cache"), tmp_path / "a")
+    replayer = FakeLLM(model_id="fake")  # answers nothing: any call would fail
+    _stage(CachedLLM(replayer, tmp_path / "cache", mode="replay-only"), tmp_path / "b")
+    assert replayer.seen == []
+    for name in ("answers.parquet", "usage.parquet"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_corrupt_cache_entry_is_a_clear_error(tmp_path):
+    cached = CachedLLM(FakeLLM(["x"]), tmp_path)
+    cached.complete([P1], SamplingParams())
+    path = cached.path_of(cache_key("fake", P1, SamplingParams()))
+    path.write_text("{not json")
+    with pytest.raises(LLMError, match="corrupt cache entry"):
+        cached.complete([P1], SamplingParams())

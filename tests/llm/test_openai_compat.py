@@ -1,0 +1,135 @@
+"""The HTTP backend against local stdlib servers: retries, unreachable, batch order."""
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+pytest.importorskip("openai")
+
+from ramp.llm import LLMError, SamplingParams, messages
+from ramp.llm.backends.openai_compat import OpenAICompatLLM
+from ramp.llm.spec import ModelSpec
+
+
+def _answer(text: str) -> bytes:
+    return json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": text},
+                }
+            ],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+        }
+    ).encode()
+
+
+class FlakyServer:
+    """Fails the first ``failures`` requests with ``status``, then echoes the last message."""
+
+    def __init__(self, failures: int, status: int = 503):
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                if len(outer.requests) <= failures:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(b'{"error": {"message": "busy"}}')
+                    return
+                payload = _answer("echo " + body["messages"][-1]["content"])
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _spec(url: str, **kw) -> ModelSpec:
+    return ModelSpec(name="srv", backend="openai", weights="m", base_url=url, **kw)
+
+
+def test_retries_twice_then_answers():
+    with FlakyServer(failures=2) as srv:
+        llm = OpenAICompatLLM(_spec(srv.url, max_retries=3))
+        (c,) = llm.complete([messages(("user", "hi"))], SamplingParams(max_new_tokens=5, seed=4))
+    assert c.text == "echo hi" and (c.prompt_tokens, c.completion_tokens) == (7, 3)
+    assert len(srv.requests) == 3
+    assert srv.requests[-1]["max_tokens"] == 5 and srv.requests[-1]["seed"] == 4
+    assert llm.model_id == "openai/m"
+
+
+def test_gives_up_after_max_retries_naming_the_url():
+    with FlakyServer(failures=10, status=500) as srv:
+        llm = OpenAICompatLLM(_spec(srv.url, max_retries=1))
+        with pytest.raises(LLMError, match=f"{srv.url}.*HTTP 500"):
+            llm.complete([messages(("user", "hi"))], SamplingParams())
+    assert len(srv.requests) == 2
+
+
+def test_unreachable_server_names_the_url():
+    with socket.socket() as s:  # a port that was free a moment ago: nobody listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    llm = OpenAICompatLLM(_spec(url, max_retries=0, timeout_s=5))
+    with pytest.raises(LLMError, match=f"cannot reach .* at {url}"):
+        llm.complete([messages(("user", "hi"))], SamplingParams())
+
+
+def test_concurrent_batch_keeps_order():
+    with FlakyServer(failures=0) as srv:
+        llm = OpenAICompatLLM(_spec(srv.url, concurrency=3))
+        prompts = [messages(("user", f"q{i}")) for i in range(7)]
+        out = llm.complete(prompts, SamplingParams())
+    assert [c.text for c in out] == [f"echo q{i}" for i in range(7)]
+
+
+def test_base_url_from_env(monkeypatch):
+    monkeypatch.setenv("RAMP_OPENAI_BASE_URL", "http://127.0.0.1:1/v9")
+    assert OpenAICompatLLM(_spec("")).base_url == "http://127.0.0.1:1/v9"
+
+
+def test_open_model_puts_the_configured_cache_in_front(tmp_path):
+    from ramp.llm import CachedLLM, ModelsConfig, open_model
+
+    with FlakyServer(failures=0) as srv:
+        config = ModelsConfig.from_dict({
+            "use": ["srv"], "cache": {"mode": "read-write", "dir": "cache/llm"},
+            "entries": {"srv": {"backend": "openai", "weights": "m", "base_url": srv.url}},
+        })
+        llm = open_model(config, "srv", root=tmp_path)
+        prompt = messages(("user", "q"))
+        first = llm.complete([prompt], SamplingParams())
+        again = llm.complete([prompt], SamplingParams())
+    assert isinstance(llm, CachedLLM) and first == again
+    assert len(srv.requests) == 1
+    assert len(list((tmp_path / "cache" / "llm").glob("*/*.json"))) == 1

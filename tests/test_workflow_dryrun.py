@@ -1,0 +1,88 @@
+"""The workflow's plan: `snakemake -n` lists our data and validation jobs; lint is clean."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = Path(__file__).parent / "data" / "tiny.jsonl"
+REAL = ROOT / "../shared/data/xcodeeval-apr-ruby/validation.jsonl"
+needs_real = pytest.mark.skipif(not REAL.exists(), reason="the xCodeEval data set is not here")
+OUR_RULES = ("load_tasks", "sample_tasks", "run_buggy_programs", "summarise_bugs")
+OUR_FILES = ("workflow/rules/data.smk", "workflow/rules/validation.smk")
+
+
+def snakemake(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    # The venv's snakemake, run as a module so the test needs no PATH set-up.
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def job_counts(output: str) -> dict[str, int]:
+    table = output.split("Job stats:", 1)[1]
+    return {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.MULTILINE)}
+
+
+@pytest.mark.slow
+@needs_real
+def test_dry_run_all_plans_our_jobs() -> None:
+    # --forceall so that results already built here do not hide jobs; --nolock because a real
+    # run may hold the lock.
+    result = snakemake("-n", "--forceall", "--nolock", "all")
+    assert result.returncode == 0, result.stderr[-2000:]
+    counts = job_counts(result.stdout + result.stderr)
+    for rule in OUR_RULES:
+        assert counts.get(rule, 0) >= 1, (rule, counts)
+    assert counts["load_tasks"] == 1
+
+
+@pytest.mark.slow
+@needs_real
+def test_dry_run_numbered_subset() -> None:
+    result = snakemake("-n", "--forceall", "--nolock", "results/bugs/20/summary.md")
+    assert result.returncode == 0, result.stderr[-2000:]
+    counts = job_counts(result.stdout + result.stderr)
+    assert {r: counts[r] for r in OUR_RULES} == dict.fromkeys(OUR_RULES, 1)
+
+
+@pytest.mark.slow
+def test_lint_has_nothing_on_our_rules() -> None:
+    result = snakemake("--lint")
+    text = result.stdout + result.stderr
+    sections = re.split(r"^Lints for ", text, flags=re.MULTILINE)[1:]
+    ours = [
+        s.splitlines()[0]
+        for s in sections
+        if any(f"rule {r} " in s.splitlines()[0] for r in OUR_RULES)
+        or any(f in s.splitlines()[0] for f in OUR_FILES)
+    ]
+    assert ours == []
+
+
+@pytest.mark.slow
+def test_data_rules_run_on_the_tiny_set(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"data:\n  jsonl: {TINY}\nsubsets: ['2']\nexecutor: {{workers: 1, memory_mb: 256}}\n"
+    )
+    work = tmp_path / "work"
+    result = snakemake(
+        "-s", str(ROOT / "Snakefile"), "-d", str(work), "--configfile", str(config),
+        "--cores", "1", "results/tasks/2.parquet",
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "tiny.jsonl:4: field 'prob_desc_time_limit'" in result.stderr
+    assert len(pd.read_parquet(work / "results/tasks/tasks.parquet")) == 3
+    assert len(pd.read_parquet(work / "results/tasks/load_errors.parquet")) == 4
+    assert len(pd.read_parquet(work / "results/tasks/2.parquet")) == 2

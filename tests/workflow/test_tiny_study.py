@@ -1,0 +1,92 @@
+"""The whole agent workflow, end to end, on 2 tasks with K=2 and the real 0.5B model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from ramp.llm import embedded
+from ramp.records import ATTEMPT_COLUMNS
+
+pytestmark = [pytest.mark.slow, pytest.mark.model]
+
+REPO = Path(__file__).resolve().parents[2]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+MODEL = "qwen2.5-coder-0.5b"
+K = 2
+
+
+@pytest.fixture(scope="module")
+def tiny_study(tmp_path_factory) -> Path:
+    try:
+        embedded.resolve(MODEL)
+    except FileNotFoundError:
+        pytest.skip(f"{MODEL} not installed (`python -m ramp models install {MODEL}`)")
+    work = tmp_path_factory.mktemp("study")
+    for item in ("Snakefile", "workflow", "config", "prompts", "data"):
+        (work / item).symlink_to(REPO / item)
+    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    jsonl = (REPO / base["data"]["jsonl"]).resolve()
+    overrides = {
+        "data": {"jsonl": str(jsonl)},
+        "subsets": ["2"],
+        "study": {"variants": ["ramp"], "iterations": K, "seed": 0},
+        "models": {"use": [MODEL]},
+    }
+    (work / "tiny.yaml").write_text(yaml.safe_dump(overrides))
+    cmd = [str(SNAKEMAKE), "--cores", "2", "--configfile", "tiny.yaml", "--",
+           f"results/runs/{MODEL}/ramp/2/attempts.parquet"]
+    env = {**os.environ, "LANG": "C.UTF-8"}
+    dry = subprocess.run([*cmd[:5], "-n", *cmd[5:]], cwd=work, capture_output=True, text=True,
+                         env=env)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    (work / "dry-run.txt").write_text(dry.stdout + dry.stderr)
+    done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env, timeout=1800)
+    assert done.returncode == 0, done.stderr[-5000:]
+    return work
+
+
+def test_dag_has_one_job_per_iteration(tiny_study):
+    plan = (tiny_study / "dry-run.txt").read_text()
+    jobs = dict(
+        line.split()[:2][::-1] for line in plan.splitlines()
+        if len(line.split()) == 2 and line.split()[1].isdigit()
+    )
+    assert jobs.get("repair_iteration") == str(K)
+    assert jobs.get("reflect") == "1" and jobs.get("design_tests") == "1"
+
+
+def test_every_stage_wrote_parquet(tiny_study):
+    run = tiny_study / "results" / "runs" / MODEL / "ramp" / "2"
+    reflections = pd.read_parquet(run / "reflections.parquet")
+    assert len(reflections) == 2 and reflections.reflection.str.len().gt(0).all()
+    assert {"reflection_prompt", "reflection_response", "reflection_completion_tokens"} <= set(
+        reflections.columns
+    )
+    tests = pd.read_parquet(run / "tests.parquet")
+    assert len(tests) == 2 and set(tests.source) <= {"generated", "samples"}
+    assert (tests.n_tests > 0).all()
+    first = pd.read_parquet(run / "iterations" / "1.parquet")
+    assert list(first.columns) == ATTEMPT_COLUMNS and len(first) == 2
+    assert (first.programmer_completion_tokens > 0).all()
+    second = pd.read_parquet(run / "iterations" / "2.parquet")
+    assert list(second.columns) == ATTEMPT_COLUMNS
+    # iteration 2 holds exactly the tasks iteration 1 left open
+    assert set(second.task_id) == set(first.task_id[~first.passed_generated])
+    attempts = pd.read_parquet(run / "attempts.parquet")
+    assert len(attempts) == len(first) + len(second)
+
+
+def test_rerun_from_cache_is_a_no_op(tiny_study):
+    """Snakemake sees nothing to do: the study resumes instead of recomputing."""
+    out = subprocess.run([str(SNAKEMAKE), "-n", "--configfile", "tiny.yaml",
+                          f"results/runs/{MODEL}/ramp/2/attempts.parquet"],
+                         cwd=tiny_study, capture_output=True, text=True)
+    assert out.returncode == 0 and "Nothing to be done" in out.stdout + out.stderr
+

@@ -1,0 +1,92 @@
+# RAMP's agent stages (paper section 3.1), fanned out over {model} x {variant} x {subset}:
+# reflection (e0) and test generation once per run, then one job per repair iteration t = 1..K.
+# Model stages batch every open task's prompt into one call, so one (GPU) job serves many tasks.
+
+
+wildcard_constraints:
+    model=r"[^/]+",
+    variant=r"[^/]+",
+    t=r"[1-9][0-9]*",
+
+
+RUN = "results/runs/{model}/{variant}/{subset}"
+
+
+rule reflect:
+    input:
+        tasks=rules.sample_tasks.output.tasks,
+    output:
+        reflections=RUN + "/reflections.parquet",
+    log:
+        "logs/runs/{model}/{variant}/{subset}/reflect.log",
+    message:
+        "Feedback Integrator: initial reflections ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    threads: MODEL_THREADS
+    resources:
+        model_stage=1,
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/reflect.py"
+
+
+rule design_tests:
+    input:
+        tasks=rules.sample_tasks.output.tasks,
+    output:
+        tests=RUN + "/tests.parquet",
+    log:
+        "logs/runs/{model}/{variant}/{subset}/design_tests.log",
+    message:
+        "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    threads: MODEL_THREADS
+    resources:
+        model_stage=1,
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/design_tests.py"
+
+
+def iteration_inputs(wildcards):
+    run = run_dir(wildcards)
+    t = int(wildcards.t)
+    previous = f"{run}/reflections.parquet" if t == 1 else f"{run}/iterations/{t - 1}.parquet"
+    return {
+        "tasks": f"results/tasks/{wildcards.subset}.parquet",
+        "tests": f"{run}/tests.parquet",
+        "previous": previous,
+    }
+
+
+rule repair_iteration:
+    input:
+        unpack(iteration_inputs),
+    output:
+        attempts=RUN + "/iterations/{t}.parquet",
+    log:
+        "logs/runs/{model}/{variant}/{subset}/iteration_{t}.log",
+    message:
+        "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    threads: max(MODEL_THREADS, EXECUTOR_WORKERS)
+    resources:
+        model_stage=1,
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/repair_iteration.py"
+
+
+rule collect_attempts:
+    input:
+        lambda w: [f"{run_dir(w)}/iterations/{t}.parquet" for t in range(1, ITERATIONS + 1)],
+    output:
+        attempts=RUN + "/attempts.parquet",
+    log:
+        "logs/runs/{model}/{variant}/{subset}/collect.log",
+    message:
+        "Collecting the {ITERATIONS} iterations of ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/collect_attempts.py"

@@ -1,0 +1,42 @@
+# Data stage: the xCodeEval JSONL -> one typed task table -> one table per subset.
+
+
+wildcard_constraints:
+    subset=r"all|paper10|[1-9][0-9]*",
+
+
+rule load_tasks:
+    input:
+        jsonl=config["data"]["jsonl"],
+    output:
+        tasks="results/tasks/tasks.parquet",
+        errors="results/tasks/load_errors.parquet",
+    log:
+        "logs/data/load_tasks.log",
+    message:
+        "Loading the xCodeEval APR tasks from {input.jsonl}"
+    params:
+        default_memory_mb=lookup(dpath="executor/memory_mb", within=config, default=256),
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/load_tasks.py"
+
+
+rule sample_tasks:
+    input:
+        tasks=rules.load_tasks.output.tasks,
+        # Named subsets are committed id lists; `all` and N come from the seeded order.
+        ids=lambda w: "data/subsets/paper10.txt" if w.subset == "paper10" else [],
+    output:
+        tasks="results/tasks/{subset}.parquet",
+    log:
+        "logs/data/sample_{subset}.log",
+    message:
+        "Selecting the task subset '{wildcards.subset}'"
+    params:
+        seed=lookup(dpath="sampling/seed", within=config, default=2024),
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/sample_tasks.py"

@@ -1,0 +1,35 @@
+# Bug validation: every buggy program of a subset on its hidden tests, then a summary.
+
+
+rule run_buggy_programs:
+    input:
+        tasks=rules.sample_tasks.output.tasks,
+    output:
+        runs="results/bugs/{subset}/hidden_runs.parquet",
+    log:
+        "logs/bugs/{subset}/run.log",
+    message:
+        "Running every buggy program of '{wildcards.subset}' on its hidden tests"
+    threads: lookup(dpath="executor/workers", within=config, default=2)
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/validate_bugs.py"
+
+
+rule summarise_bugs:
+    input:
+        tasks=rules.sample_tasks.output.tasks,
+        runs=rules.run_buggy_programs.output.runs,
+    output:
+        summary="results/bugs/{subset}/summary.parquet",
+        confusion="results/bugs/{subset}/confusion.parquet",
+        markdown="results/bugs/{subset}/summary.md",
+    log:
+        "logs/bugs/{subset}/summary.log",
+    message:
+        "Summarising the bug validation of '{wildcards.subset}'"
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/summarise_bugs.py"

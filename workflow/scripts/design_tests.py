@@ -1,0 +1,23 @@
+"""Rule design_tests: a subset's tasks -> the Test Designer's guiding tests."""
+
+from ramp import study
+from ramp.execution.executor import RubyExecutor
+from ramp.io import write_parquet
+from ramp.methods.ramp import design_tests
+from ramp.prompting import PromptLibrary
+from ramp.records import tests_frame
+from ramp.tables import read_tasks
+
+smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
+log = study.stage_logger("design_tests", smk.log[0])
+tasks = read_tasks(smk.input.tasks)
+variant = study.variant(smk.config, smk.wildcards.variant)
+llm = study.build_llm(smk.config, smk.wildcards.model) if variant.test_generation else None
+log.info("guiding tests for %d tasks (%s, %s)", len(tasks), smk.wildcards.model, variant.name)
+with RubyExecutor(workers=study.workers(smk.config)) as executor:
+    items = design_tests(tasks, llm=llm, lib=PromptLibrary.default(), variant=variant,
+                         executor=executor, seed=study.seed(smk.config))
+frame = tests_frame(items)
+write_parquet(frame, smk.output.tests)
+log.info("wrote %s: %d tests, sources %s", smk.output.tests, frame.n_tests.sum(),
+         frame.source.value_counts().to_dict())

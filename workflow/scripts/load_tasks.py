@@ -1,0 +1,34 @@
+"""Rule load_tasks: the JSONL -> results/tasks/tasks.parquet (+ the rows that did not load)."""
+
+import logging
+import sys
+
+from ramp.tables import NoTasksError, build_task_table
+
+smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
+logging.basicConfig(
+    level=logging.INFO,
+    format="%(message)s",
+    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
+)
+log = logging.getLogger("load_tasks")
+
+try:
+    result = build_task_table(
+        smk.input.jsonl,
+        smk.output.tasks,
+        smk.output.errors,
+        default_memory_mb=smk.params.default_memory_mb,
+    )
+except NoTasksError as e:
+    log.error("error: %s", e)
+    sys.exit(1)
+for error in result.errors:
+    log.warning("%s", error)
+n_trunc = sum(t.n_truncated for t in result.tasks)
+log.info(
+    "loaded %d tasks, %d bad rows, %d truncated hidden tests flagged (counted per task)",
+    len(result.tasks),
+    len(result.errors),
+    n_trunc,
+)

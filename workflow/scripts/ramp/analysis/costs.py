@@ -1,0 +1,81 @@
+"""What a run cost, per agent: calls, tokens, seconds, and the programs' peak memory.
+
+Two policies from the same tables: ``full`` (the method as run: every attempt, and hidden tests
+only on the returned program, as the paper's workflow does) and ``early_stop`` (the
+Discussion's rule: the hidden tests run after every attempt and a task stops at its first
+hidden pass, so later attempts are not made). Seconds are summed per stage: a sum of compute
+times, not the wall time of a Snakemake run, which also includes scheduling and model loading.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+COST_COLUMNS = ["policy", "stage", "calls", "prompt_tokens", "completion_tokens", "seconds",
+                "peak_memory_mb"]
+
+
+def _calls(df: pd.DataFrame, role: str, stage: str, policy: str) -> dict:
+    made = df[df[f"{role}_prompt"].fillna("").astype(str) != ""] if len(df) else df
+    return {
+        "policy": policy, "stage": stage, "calls": len(made),
+        "prompt_tokens": int(made[f"{role}_prompt_tokens"].sum()) if len(made) else 0,
+        "completion_tokens": int(made[f"{role}_completion_tokens"].sum()) if len(made) else 0,
+        "seconds": float(made[f"{role}_seconds"].sum()) if len(made) else 0.0,
+        "peak_memory_mb": None,
+    }
+
+
+def _hidden(validated: pd.DataFrame, policy: str) -> dict:
+    ran = validated[validated["has_code"]]
+    memory = ran["hidden_peak_memory_mb"].dropna()
+    return {
+        "policy": policy, "stage": "hidden_validation", "calls": len(ran),
+        "prompt_tokens": 0, "completion_tokens": 0,
+        "seconds": float(ran["hidden_seconds"].sum()),
+        "peak_memory_mb": float(memory.max()) if len(memory) else None,
+    }
+
+
+def cost_table(
+    attempts: pd.DataFrame,
+    reflections: pd.DataFrame,
+    tests: pd.DataFrame,
+    hidden_attempts: pd.DataFrame,
+    per_task: pd.DataFrame,
+    *,
+    early_stopping: bool = False,
+) -> pd.DataFrame:
+    """Rows per (policy, stage), plus a ``total`` row per policy."""
+    stops = per_task.set_index("task_id")
+    policies = {"full": attempts}
+    if early_stopping:
+        stop = attempts["task_id"].map(stops["early_stop_iteration"])
+        policies["early_stop"] = attempts[attempts["iteration"] <= stop]
+    rows = []
+    for policy, kept in policies.items():
+        rows.append(_calls(reflections, "reflection", "feedback_integrator_initial", policy))
+        rows.append(_calls(tests, "test_design", "test_designer", policy))
+        rows.append(_calls(kept, "programmer", "programmer", policy))
+        rows.append(_calls(kept, "feedback", "feedback_integrator", policy))
+        rows.append({"policy": policy, "stage": "test_executor",
+                     "calls": int((kept["code"].fillna("").astype(str).str.strip() != "").sum()),
+                     "prompt_tokens": 0, "completion_tokens": 0,
+                     "seconds": float(kept["exec_seconds"].sum()), "peak_memory_mb": None})
+        if policy == "full":
+            returned = per_task[["task_id", "returned_iteration"]].dropna()
+            validated = hidden_attempts.merge(
+                returned, left_on=["task_id", "iteration"],
+                right_on=["task_id", "returned_iteration"])
+        else:
+            validated = hidden_attempts.merge(kept[["task_id", "iteration"]])
+        rows.append(_hidden(validated, policy))
+    df = pd.DataFrame(rows, columns=COST_COLUMNS)
+    totals = df.groupby("policy", sort=False).agg(
+        calls=("calls", "sum"), prompt_tokens=("prompt_tokens", "sum"),
+        completion_tokens=("completion_tokens", "sum"), seconds=("seconds", "sum"),
+        peak_memory_mb=("peak_memory_mb", "max")).reset_index()
+    totals.insert(1, "stage", "total")
+    out = pd.concat([df, totals[COST_COLUMNS]], ignore_index=True)
+    return out.astype({"calls": "int64", "prompt_tokens": "int64", "completion_tokens": "int64",
+                       "seconds": "float64", "peak_memory_mb": "float64"})

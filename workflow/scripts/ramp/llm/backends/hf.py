@@ -1,0 +1,193 @@
+"""transformers + torch: the paper's GPU setup (4-bit NF4 via bitsandbytes) and a CPU fallback.
+
+GGUF weights (the embedded models) load too: transformers dequantizes them (needs `gguf`).
+Prompts are generated in batches of ``spec.batch_size``, left-padded, which on a GPU is far
+faster than one by one.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from ramp.llm import embedded
+from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams, truncate_at_stop
+from ramp.llm.spec import ModelSpec
+from ramp.llm.weights import model_id, weights_path
+
+
+def _device(spec: ModelSpec) -> str:
+    if spec.device != "auto":
+        return spec.device
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _quantization_config(spec: ModelSpec, device: str) -> Any:
+    if spec.quantization == "none":
+        return None
+    if device != "cuda":
+        raise LLMError(f"model {spec.name}: quantization {spec.quantization} needs a CUDA GPU")
+    try:
+        # Imported only here: bitsandbytes is a CUDA-only extra (`pip install -e '.[gpu]'`).
+        import bitsandbytes  # noqa: F401
+        from transformers import BitsAndBytesConfig
+    except ImportError as e:
+        raise LLMError(
+            f"model {spec.name}: quantization nf4 needs bitsandbytes (`pip install -e '.[gpu]'`)"
+        ) from e
+    return BitsAndBytesConfig(
+        load_in_4bit=True,
+        bnb_4bit_quant_type="nf4",
+        bnb_4bit_compute_dtype=torch.bfloat16,
+        bnb_4bit_use_double_quant=True,
+    )
+
+
+def _load_kwargs(spec: ModelSpec, path: Path) -> tuple[str, dict[str, Any]]:
+    """``from_pretrained`` arguments: a GGUF file is named inside its folder."""
+    if path.suffix == ".gguf":
+        return str(path.parent), {"gguf_file": path.name}
+    return str(path) if path.exists() else spec.weights, {}
+
+
+def _converted_dir(spec: ModelSpec) -> Path | None:
+    """Where an embedded GGUF is kept once converted to a transformers folder.
+
+    Converting the GGUF (tokenizer above all) takes a minute or more on a small CPU; the
+    converted folder loads in seconds. It is named by the GGUF's sha256, so new weights never
+    meet an old conversion.
+    """
+    if not spec.embedded:
+        return None
+    model = embedded.lookup(spec.embedded)
+    return embedded.models_dir() / f"{model.name}.{model.sha256[:16]}.hf"
+
+
+def _convert_once(spec: ModelSpec, gguf: Path, target: Path) -> None:
+    """Load the GGUF through transformers and save it as a folder, atomically (one rename)."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        kwargs: dict[str, Any] = {"gguf_file": gguf.name}
+        AutoTokenizer.from_pretrained(gguf.parent, **kwargs).save_pretrained(tmp)
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, dtype=torch.float32, **kwargs)
+        # The weights are already dequantized; only the GGUF marker blocks saving them.
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        model.save_pretrained(tmp)
+        try:
+            tmp.rename(target)
+        except OSError:
+            if not target.is_dir():  # else another process converted it first: use theirs
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class TransformersLLM:
+    def __init__(self, spec: ModelSpec) -> None:
+        self.spec = spec
+        self.device = _device(spec)
+        quant = _quantization_config(spec, self.device)
+        if spec.n_threads:
+            torch.set_num_threads(spec.n_threads)
+        path = weights_path(spec)
+        converted = _converted_dir(spec)
+        if converted is not None:
+            if not converted.is_dir():
+                _convert_once(spec, path, converted)
+            path = converted
+        where, extra = _load_kwargs(spec, path)
+        self.tokenizer = AutoTokenizer.from_pretrained(where, **extra)
+        self.tokenizer.padding_side = "left"  # decoder-only: pad on the left for batching
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        if spec.chat_template:
+            self.tokenizer.chat_template = Path(spec.chat_template).read_text(encoding="utf-8")
+        kwargs: dict[str, Any] = dict(extra)
+        if quant is not None:
+            kwargs.update(quantization_config=quant, device_map="auto")
+        else:
+            kwargs["dtype"] = torch.bfloat16 if self.device == "cuda" else torch.float32
+        self.model = AutoModelForCausalLM.from_pretrained(where, **kwargs)
+        if quant is None:
+            self.model.to(self.device)
+        self.model.eval()
+        self._model_id = model_id(spec)
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    def _batch(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+        start = time.perf_counter()
+        texts = [
+            self.tokenizer.apply_chat_template(
+                [{"role": m.role, "content": m.content} for m in p],
+                tokenize=False,
+                add_generation_prompt=True,
+            )
+            for p in prompts
+        ]
+        enc = self.tokenizer(texts, return_tensors="pt", padding=True).to(self.model.device)
+        sample = params.temperature > 0
+        gen_kwargs: dict[str, Any] = {
+            "max_new_tokens": params.max_new_tokens,
+            "do_sample": sample,
+            "pad_token_id": self.tokenizer.pad_token_id,
+        }
+        if sample:
+            gen_kwargs.update(temperature=params.temperature, top_p=params.top_p)
+            torch.manual_seed(params.seed)
+        else:
+            gen_kwargs.update(temperature=None, top_p=None, top_k=None)
+        if params.stop:
+            gen_kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
+        with torch.inference_mode():
+            out = self.model.generate(**enc, **gen_kwargs)
+        seconds = (time.perf_counter() - start) / len(prompts)
+        width = enc["input_ids"].shape[1]
+        eos = set(self._eos_ids())
+        completions = []
+        for row, mask in zip(out, enc["attention_mask"], strict=True):
+            new = row[width:].tolist()
+            pad = self.tokenizer.pad_token_id
+            # Trailing padding of rows that finished early is not generated text.
+            while new and new[-1] == pad and pad not in eos:
+                new.pop()
+            ended = next((i for i, t in enumerate(new) if t in eos), None)
+            generated = new[: ended + 1] if ended is not None else new
+            text = self.tokenizer.decode(generated, skip_special_tokens=True)
+            text, stopped = truncate_at_stop(text, params.stop)
+            finish = "stop" if ended is not None or stopped else "length"
+            if finish == "length" and len(generated) < params.max_new_tokens:
+                finish = "stop"
+            completions.append(
+                Completion(
+                    text=text,
+                    finish_reason=finish,
+                    prompt_tokens=int(mask.sum()),
+                    completion_tokens=len(generated),
+                    seconds=seconds,
+                )
+            )
+        return completions
+
+    def _eos_ids(self) -> list[int]:
+        ids = self.model.generation_config.eos_token_id
+        if ids is None:
+            ids = self.tokenizer.eos_token_id
+        return list(ids) if isinstance(ids, list | tuple) else [ids]
+
+    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+        out: list[Completion] = []
+        for i in range(0, len(prompts), self.spec.batch_size):
+            out.extend(self._batch(prompts[i : i + self.spec.batch_size], params))
+        return out

@@ -1,0 +1,88 @@
+"""The one seam every agent calls: a batch of chat prompts in, one completion per prompt out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+ROLES = ("system", "user", "assistant")
+
+
+class LLMError(RuntimeError):
+    """A model could not answer (unreachable server, missing weights, replay-only miss...)."""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str
+    content: str
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"chat message role {self.role!r} is not one of {', '.join(ROLES)}")
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """How to sample. ``temperature == 0`` means greedy decoding (``top_p`` then ignored).
+
+    ``seed`` applies to every prompt of a batch, so a completion depends only on its own
+    prompt and these parameters (which is what makes the cache sound); draw distinct samples
+    of one prompt by varying the seed.
+    """
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_new_tokens: int = 512
+    seed: int = 0
+    stop: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
+        # Lists from YAML or callers become a tuple so the params stay hashable.
+        object.__setattr__(self, "stop", tuple(self.stop))
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer. ``finish_reason`` is ``stop`` (end of turn or a stop string) or ``length``.
+
+    ``seconds`` is the wall time spent on this prompt; for a batch generated at once it is the
+    batch's time divided evenly, so that per-role sums stay true.
+    """
+
+    text: str
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+
+
+Prompt = Sequence[ChatMessage]
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. ``model_id`` names weights + backend + template: the cache keys on it."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]: ...
+
+
+def messages(*pairs: tuple[str, str]) -> tuple[ChatMessage, ...]:
+    """``messages(("system", s), ("user", u))``: a prompt from (role, content) pairs."""
+    return tuple(ChatMessage(role, content) for role, content in pairs)
+
+
+def truncate_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
+    """Cut ``text`` before the first stop string; say whether one was found."""
+    cut = min((i for s in stop if s and (i := text.find(s)) >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)

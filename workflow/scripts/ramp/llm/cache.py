@@ -1,0 +1,87 @@
+"""Record / replay: a content-addressed store of completions, as a wrapper around any LLM.
+
+A key is the sha256 of the model identity, the prompt and the sampling parameters; the entry
+is one JSON file ``<dir>/<key[:2]>/<key>.json``. A stored completion is returned exactly as it
+was recorded (seconds included), so a stage rerun from the cache writes identical Parquet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from ramp.io import write_text
+from ramp.llm.base import LLM, Completion, LLMError, Prompt, SamplingParams
+from ramp.llm.spec import CACHE_MODES
+
+_KEY_VERSION = 1  # bump when the key's recipe changes, so old entries are never misread
+
+
+def cache_key(model_id: str, prompt: Prompt, params: SamplingParams) -> str:
+    payload = {
+        "v": _KEY_VERSION,
+        "model": model_id,
+        "messages": [[m.role, m.content] for m in prompt],
+        "params": dataclasses.asdict(params),
+    }
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CachedLLM:
+    """Wraps ``inner``; ``mode`` is ``read-write`` (hits served, misses recorded),
+    ``replay-only`` (a miss is an error naming model and key) or ``off`` (pass-through)."""
+
+    def __init__(self, inner: LLM, directory: Path, mode: str = "read-write") -> None:
+        if mode not in CACHE_MODES:
+            raise ValueError(f"cache mode {mode!r} is not one of {', '.join(CACHE_MODES)}")
+        self.inner = inner
+        self.directory = Path(directory)
+        self.mode = mode
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    def path_of(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def _load(self, key: str) -> Completion | None:
+        path = self.path_of(key)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except ValueError as e:
+            raise LLMError(f"{path}: corrupt cache entry ({e}); delete it to re-record") from e
+        return Completion(**raw["completion"])
+
+    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+        if self.mode == "off":
+            return self.inner.complete(prompts, params)
+        keys = [cache_key(self.model_id, p, params) for p in prompts]
+        found: list[Completion | None] = [self._load(k) for k in keys]
+        todo = [i for i, c in enumerate(found) if c is None]
+        self.hits += len(prompts) - len(todo)
+        self.misses += len(todo)
+        if todo and self.mode == "replay-only":
+            raise LLMError(
+                f"replay-only cache miss for model {self.model_id}: key {keys[todo[0]]} "
+                f"({len(todo)} of {len(prompts)} prompts not recorded under {self.directory})"
+            )
+        if todo:
+            fresh = self.inner.complete([prompts[i] for i in todo], params)
+            for i, completion in zip(todo, fresh, strict=True):
+                found[i] = completion
+                entry = {
+                    "model_id": self.model_id,
+                    "key": keys[i],
+                    "completion": dataclasses.asdict(completion),
+                }
+                write_text(self.path_of(keys[i]), json.dumps(entry, ensure_ascii=False))
+        return [c for c in found if c is not None]

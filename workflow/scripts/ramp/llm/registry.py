@@ -1,0 +1,47 @@
+"""Backends by name, imported only when a model entry asks for them."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from ramp.llm.base import LLM
+from ramp.llm.cache import CachedLLM
+from ramp.llm.spec import ConfigError, ModelsConfig, ModelSpec
+
+BACKENDS: dict[str, str] = {
+    "llamacpp": "ramp.llm.backends.llamacpp:LlamaCppLLM",
+    "transformers": "ramp.llm.backends.hf:TransformersLLM",
+    "openai": "ramp.llm.backends.openai_compat:OpenAICompatLLM",
+}
+
+
+def backend_class(name: str) -> type:
+    try:
+        target = BACKENDS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown backend {name!r} (known: {', '.join(sorted(BACKENDS))})"
+        ) from None
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ConfigError(
+            f"backend {name!r} needs {e.name or 'a missing package'}: "
+            "install the extra with `pip install -e '.[models]'`"
+        ) from e
+    return getattr(module, class_name)
+
+
+def create_llm(spec: ModelSpec) -> LLM:
+    """Build (and load) the model an entry describes."""
+    return backend_class(spec.backend)(spec)
+
+
+def open_model(config: ModelsConfig, name: str, *, root: Path = Path(".")) -> LLM:
+    """The model a stage uses: the entry's backend, behind the configured cache."""
+    llm = create_llm(config.spec(name))
+    if config.cache.mode == "off":
+        return llm
+    return CachedLLM(llm, root / config.cache.dir, config.cache.mode)

@@ -1,0 +1,1 @@
+"""Repair methods: RAMP and the baselines, each a module of batch steps."""

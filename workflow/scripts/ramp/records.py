@@ -1,0 +1,119 @@
+"""The agent stages' records as Parquet-ready rows, and back.
+
+One row per task per stage; the agent calls are flattened into ``<role>_prompt``,
+``<role>_response``, ``<role>_prompt_tokens``, ``<role>_completion_tokens`` and
+``<role>_seconds`` columns, so that `pd.read_parquet` gives a table a person can filter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from ramp.methods.ramp import Attempt, Call, OpenTask, Reflection, TestDesign
+from ramp.tasks import Task, TestCase
+
+CALL_FIELDS = ("prompt", "response", "prompt_tokens", "completion_tokens", "seconds")
+
+
+def _call_columns(role: str, call: Call | None) -> dict[str, Any]:
+    if call is None:
+        return {f"{role}_prompt": "", f"{role}_response": "", f"{role}_prompt_tokens": 0,
+                f"{role}_completion_tokens": 0, f"{role}_seconds": 0.0}
+    return {f"{role}_{f}": getattr(call, f) for f in CALL_FIELDS}
+
+
+def reflections_frame(items: Sequence[Reflection]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"task_id": r.task_id, "reflection": r.text, **_call_columns("reflection", r.call)}
+         for r in items],
+        columns=["task_id", "reflection", *(f"reflection_{f}" for f in CALL_FIELDS)],
+    )
+
+
+def tests_frame(items: Sequence[TestDesign]) -> pd.DataFrame:
+    rows = []
+    for d in items:
+        rows.append({
+            "task_id": d.task_id,
+            "tests": [{"input": t.input, "output": t.outputs[0], "kind": t.kind} for t in d.tests],
+            "n_tests": len(d.tests),
+            "source": d.source,
+            "dropped": list(d.dropped),
+            **_call_columns("test_design", d.call),
+        })
+    return pd.DataFrame(
+        rows,
+        columns=["task_id", "tests", "n_tests", "source", "dropped",
+                 *(f"test_design_{f}" for f in CALL_FIELDS)],
+    )
+
+
+def tests_from_frame(df: pd.DataFrame) -> dict[str, tuple[TestCase, ...]]:
+    return {
+        row.task_id: tuple(
+            TestCase(input=t["input"], outputs=(t["output"],), kind=t["kind"]) for t in row.tests
+        )
+        for row in df.itertuples(index=False)
+    }
+
+
+ATTEMPT_COLUMNS = [
+    "task_id", "iteration", "reflection_in", "code", "parse_status", "parse_detail",
+    "n_tests", "n_passed", "verdicts", "compile_error", "traces", "passed_generated",
+    "next_reflection", "exec_seconds",
+    *(f"programmer_{f}" for f in CALL_FIELDS), *(f"feedback_{f}" for f in CALL_FIELDS),
+]
+
+
+# Fixed dtypes, so that an iteration with no open task still writes the same schema.
+ATTEMPT_DTYPES = {
+    "iteration": "int64", "n_tests": "int64", "n_passed": "int64", "passed_generated": "bool",
+    "exec_seconds": "float64", "programmer_prompt_tokens": "int64",
+    "programmer_completion_tokens": "int64", "programmer_seconds": "float64",
+    "feedback_prompt_tokens": "int64", "feedback_completion_tokens": "int64",
+    "feedback_seconds": "float64",
+}
+
+
+def attempts_frame(items: Iterable[Attempt]) -> pd.DataFrame:
+    rows = []
+    for a in items:
+        calls = {c.role: c for c in a.calls}
+        verdicts = list(a.verdicts)
+        rows.append({
+            "task_id": a.task_id, "iteration": a.iteration, "reflection_in": a.reflection_in,
+            "code": a.code, "parse_status": a.parse_status, "parse_detail": a.parse_detail,
+            "n_tests": len(verdicts), "n_passed": verdicts.count("PASSED"),
+            "verdicts": verdicts,
+            "compile_error": a.report.compile_error if a.report else "",
+            "traces": a.traces, "passed_generated": a.passed_generated,
+            "next_reflection": a.next_reflection, "exec_seconds": a.exec_seconds,
+            **_call_columns("programmer", calls.get("programmer")),
+            **_call_columns("feedback", calls.get("feedback")),
+        })
+    return pd.DataFrame(rows, columns=ATTEMPT_COLUMNS).astype(ATTEMPT_DTYPES)
+
+
+def first_open_tasks(
+    tasks: Sequence[Task], reflections: pd.DataFrame, tests: pd.DataFrame
+) -> list[OpenTask]:
+    """The state entering iteration 1: every task, with e0 and its guiding tests."""
+    e0: Mapping[str, str] = dict(zip(reflections.task_id, reflections.reflection, strict=True))
+    guiding = tests_from_frame(tests)
+    return [OpenTask(t, guiding[t.task_id], e0[t.task_id]) for t in tasks]
+
+
+def next_open_tasks(
+    tasks: Sequence[Task], previous: pd.DataFrame, tests: pd.DataFrame
+) -> list[OpenTask]:
+    """The state entering iteration t+1: the tasks iteration t left open, with e_{t+1}."""
+    by_id = {t.task_id: t for t in tasks}
+    guiding = tests_from_frame(tests)
+    still_open = previous[~previous.passed_generated.astype(bool)]
+    return [
+        OpenTask(by_id[row.task_id], guiding[row.task_id], row.next_reflection)
+        for row in still_open.itertuples(index=False)
+    ]

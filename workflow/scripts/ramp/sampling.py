@@ -1,0 +1,181 @@
+"""Subsets of the tasks: `all`, the committed `paper10` list, or the first N of a stratified order.
+
+The paper's 10% subset (34 of 343) "preserves the difficulty distribution". We build one seeded
+order of all tasks in which every prefix keeps the difficulty bands in proportion, so `paper10`
+is its first 10% and a subset of N tasks is its first N: small runs stay representative and
+nest inside larger ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from ramp.dataset import load_tasks
+from ramp.io import write_text
+from ramp.tables import read_tasks, write_tasks
+from ramp.tasks import Task
+
+# The difficulty ranges of the paper's figures 2 and 4 (Codeforces ratings).
+BAND_EDGES: tuple[int, ...] = (1200, 1400, 1600)
+BANDS: tuple[str, ...] = ("<1200", "1200-1400", "1400-1600", ">=1600", "unknown")
+PAPER_FRACTION = 0.10
+DEFAULT_SEED = 2024
+
+
+class SubsetError(ValueError):
+    """A subset name, id list or size that cannot be served."""
+
+
+def difficulty_band(difficulty: int | None) -> str:
+    if difficulty is None:
+        return "unknown"
+    for edge, band in zip(BAND_EDGES, BANDS, strict=False):
+        if difficulty < edge:
+            return band
+    return BANDS[len(BAND_EDGES)]
+
+
+def stratified_order(tasks: Sequence[Task], seed: int = DEFAULT_SEED) -> list[Task]:
+    """All tasks, ordered so that each prefix holds every band in proportion (within one task).
+
+    Within a band the order is a seeded shuffle of the tasks sorted by id, so it does not depend
+    on the input order. Position k goes to the band furthest below its share k * p_band.
+    """
+    rng = random.Random(seed)
+    by_band: dict[str, list[Task]] = {b: [] for b in BANDS}
+    for task in sorted(tasks, key=lambda t: t.task_id):
+        by_band[difficulty_band(task.difficulty)].append(task)
+    queues = {b: ts for b, ts in by_band.items() if ts}
+    for ts in queues.values():
+        rng.shuffle(ts)
+    total = len(tasks)
+    share = {b: len(ts) / total for b, ts in queues.items()}
+    taken = dict.fromkeys(queues, 0)
+    order: list[Task] = []
+    for k in range(1, total + 1):
+        open_bands = [b for b in queues if taken[b] < len(queues[b])]
+        band = max(open_bands, key=lambda b: k * share[b] - taken[b])
+        order.append(queues[band][taken[band]])
+        taken[band] += 1
+    return order
+
+
+def paper_size(n_tasks: int, fraction: float = PAPER_FRACTION) -> int:
+    return max(1, round(n_tasks * fraction))
+
+
+def paper10_ids(tasks: Sequence[Task], seed: int = DEFAULT_SEED) -> list[str]:
+    return [t.task_id for t in stratified_order(tasks, seed)[: paper_size(len(tasks))]]
+
+
+def read_id_list(path: str | Path) -> list[str]:
+    """One id a line; '#' starts a comment; blank lines are ignored; duplicates are errors."""
+    path = Path(path)
+    ids: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        if text in seen:
+            raise SubsetError(f"{path.name}:{number}: id {text!r} already on line {seen[text]}")
+        seen[text] = number
+        ids.append(text)
+    return ids
+
+
+def select_ids(tasks: Sequence[Task], ids: Sequence[str], source: str = "id list") -> list[Task]:
+    """The tasks named by ``ids``, in that order; every id must exist."""
+    by_id = {t.task_id: t for t in tasks}
+    unknown = [i for i in ids if i not in by_id]
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        raise SubsetError(f"{source}: {len(unknown)} unknown task id(s): {shown}")
+    return [by_id[i] for i in ids]
+
+
+def select_subset(
+    tasks: Sequence[Task],
+    subset: str,
+    *,
+    seed: int = DEFAULT_SEED,
+    id_file: str | Path | None = None,
+) -> list[Task]:
+    """`all` (input order), a committed id list (``id_file``), or N: the first N stratified."""
+    if subset == "all":
+        return list(tasks)
+    if subset.isdigit():
+        n = int(subset)
+        if not 1 <= n <= len(tasks):
+            raise SubsetError(f"subset {subset}: need 1..{len(tasks)} tasks")
+        return stratified_order(tasks, seed)[:n]
+    if id_file is None:
+        raise SubsetError(f"subset {subset!r}: no id list given (known: all, paper10, N)")
+    return select_ids(tasks, read_id_list(id_file), source=Path(id_file).name)
+
+
+def band_counts(tasks: Sequence[Task]) -> dict[str, int]:
+    counts = dict.fromkeys(BANDS, 0)
+    for t in tasks:
+        counts[difficulty_band(t.difficulty)] += 1
+    return {b: n for b, n in counts.items() if n}
+
+
+def render_id_list(
+    tasks: Sequence[Task], ids: Sequence[str], seed: int, source: str, digest: str = ""
+) -> str:
+    chosen = [t for t in tasks if t.task_id in set(ids)]
+    population = band_counts(tasks)
+    picked = band_counts(chosen)
+    bands = ", ".join(f"{b}: {picked.get(b, 0)}/{n}" for b, n in population.items())
+    header = [
+        f"# paper10: {len(ids)} of {len(tasks)} tasks of {source}, the paper's stratified 10%.",
+        "# Made by the first 10% of a seeded order in which every prefix keeps the difficulty",
+        f"# bands {BAND_EDGES} in proportion (ramp.sampling.stratified_order, seed {seed}).",
+        f"# Per band, chosen/population: {bands}.",
+        "# Regenerate: python -m ramp subset-ids --jsonl ../shared/data/xcodeeval-apr-ruby/"
+        f"validation.jsonl --seed {seed} --out data/subsets/paper10.txt",
+        f"# Data set sha256: {digest or 'unknown'}.",
+        "# One task id (the data set's bug_code_uid) a line.",
+    ]
+    return "\n".join([*header, *ids]) + "\n"
+
+
+HELP = "write the stratified paper10 id list (data/subsets/paper10.txt)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jsonl", type=Path, required=True, help="the xCodeEval APR JSONL")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--out", type=Path, default=Path("data/subsets/paper10.txt"))
+
+
+def main(args: argparse.Namespace) -> int:
+    result = load_tasks(args.jsonl)
+    if not result.tasks:
+        print(f"error: {args.jsonl}: no task loaded", flush=True)
+        return 1
+    ids = paper10_ids(result.tasks, args.seed)
+    digest = hashlib.sha256(args.jsonl.read_bytes()).hexdigest()
+    text = render_id_list(result.tasks, ids, args.seed, args.jsonl.name, digest)
+    write_text(args.out, text)
+    print(f"wrote {len(ids)} ids to {args.out}")
+    return 0
+
+
+def write_subset(
+    tasks_in: str | Path,
+    out: str | Path,
+    subset: str,
+    *,
+    seed: int = DEFAULT_SEED,
+    id_file: str | Path | None = None,
+) -> list[Task]:
+    """The sampling stage: the task table in, the subset's task table out."""
+    chosen = select_subset(read_tasks(tasks_in), subset, seed=seed, id_file=id_file)
+    write_tasks(chosen, out)
+    return chosen

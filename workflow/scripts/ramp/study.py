@@ -1,0 +1,65 @@
+"""From a study config to the objects a stage needs: the model, the variant, the executor.
+
+Stage scripts call these with Snakemake's ``config`` dict; nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ramp.llm.base import LLM
+from ramp.variants import Variant, variant_from_config
+
+DEFAULT_SEED = 0
+
+
+def build_llm(config: Mapping[str, Any], name: str) -> LLM:
+    """The configured model ``name``, wrapped in the record/replay cache unless it is off."""
+    from ramp.llm.cache import CachedLLM
+    from ramp.llm.registry import create_llm
+    from ramp.llm.spec import ModelsConfig
+
+    models = ModelsConfig.from_dict(config.get("models") or {})
+    llm = create_llm(models.spec(name))
+    if models.cache.mode == "off":
+        return llm
+    return CachedLLM(llm, Path(models.cache.dir), models.cache.mode)
+
+
+def variant(config: Mapping[str, Any], name: str) -> Variant:
+    variants = config.get("variants") or {}
+    if name not in variants:
+        raise ValueError(f"config variants: no variant {name!r} (known: {', '.join(variants)})")
+    return variant_from_config(name, variants[name])
+
+
+def budget(config: Mapping[str, Any]) -> int:
+    return int((config.get("study") or {}).get("iterations", 11))
+
+
+def seed(config: Mapping[str, Any]) -> int:
+    return int((config.get("study") or {}).get("seed", DEFAULT_SEED))
+
+
+def workers(config: Mapping[str, Any]) -> int:
+    return int((config.get("executor") or {}).get("workers", 2))
+
+
+def stage_logger(name: str, log_path: str | None) -> logging.Logger:
+    """A logger that writes to stderr and to the rule's log file."""
+    log = logging.getLogger(f"ramp.stage.{name}")
+    log.setLevel(logging.INFO)
+    log.handlers.clear()
+    fmt = logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S")
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_path, mode="w"))
+    for h in handlers:
+        h.setFormatter(fmt)
+        log.addHandler(h)
+    return log

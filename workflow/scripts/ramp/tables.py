@@ -1,0 +1,171 @@
+"""Tasks and load errors as Parquet: the one place that names their columns and types.
+
+Samples and hidden tests are nested lists of structs, so one row is one whole task and
+``pd.read_parquet`` gives a frame with one row per task; ``n_hidden`` and ``n_truncated`` are
+flat columns for quick filtering.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ramp.dataset import LoadResult, RowError, load_tasks
+from ramp.io import atomic_path
+from ramp.tasks import Task, TestCase
+
+TEST_CASE_TYPE = pa.struct(
+    [
+        ("input", pa.string()),
+        ("outputs", pa.list_(pa.string())),
+        ("kind", pa.string()),
+        ("truncated", pa.bool_()),
+    ]
+)
+
+TASK_SCHEMA = pa.schema(
+    [
+        ("task_id", pa.string()),
+        ("problem_id", pa.string()),
+        ("lang", pa.string()),
+        ("difficulty", pa.int32()),
+        ("tags", pa.list_(pa.string())),
+        ("time_limit_s", pa.float64()),
+        ("memory_mb", pa.int32()),
+        ("recorded_outcome", pa.string()),
+        ("description", pa.string()),
+        ("input_spec", pa.string()),
+        ("output_spec", pa.string()),
+        ("notes", pa.string()),
+        ("buggy_code", pa.string()),
+        ("n_samples", pa.int32()),
+        ("n_hidden", pa.int32()),
+        ("n_truncated", pa.int32()),
+        ("samples", pa.list_(TEST_CASE_TYPE)),
+        ("hidden_tests", pa.list_(TEST_CASE_TYPE)),
+    ]
+)
+
+ERROR_SCHEMA = pa.schema(
+    [
+        ("file", pa.string()),
+        ("line", pa.int64()),
+        ("field", pa.string()),
+        ("message", pa.string()),
+    ]
+)
+
+
+def _test_row(t: TestCase) -> dict[str, Any]:
+    return {"input": t.input, "outputs": list(t.outputs), "kind": t.kind, "truncated": t.truncated}
+
+
+def task_to_row(task: Task) -> dict[str, Any]:
+    return {
+        "task_id": task.task_id,
+        "problem_id": task.problem_id,
+        "lang": task.lang,
+        "difficulty": task.difficulty,
+        "tags": list(task.tags),
+        "time_limit_s": task.time_limit_s,
+        "memory_mb": task.memory_mb,
+        "recorded_outcome": task.recorded_outcome,
+        "description": task.description,
+        "input_spec": task.input_spec,
+        "output_spec": task.output_spec,
+        "notes": task.notes,
+        "buggy_code": task.buggy_code,
+        "n_samples": len(task.samples),
+        "n_hidden": len(task.hidden_tests),
+        "n_truncated": task.n_truncated,
+        "samples": [_test_row(t) for t in task.samples],
+        "hidden_tests": [_test_row(t) for t in task.hidden_tests],
+    }
+
+
+def _test_case(row: Mapping[str, Any]) -> TestCase:
+    return TestCase(
+        input=row["input"],
+        outputs=tuple(row["outputs"]),
+        kind=row["kind"],
+        truncated=bool(row["truncated"]),
+    )
+
+
+def _missing(value: Any) -> bool:
+    # pandas gives NaN/None/pd.NA for a null int; pyarrow gives None.
+    return value is None or value != value or str(value) == "<NA>"
+
+
+def row_to_task(row: Mapping[str, Any]) -> Task:
+    """Inverse of task_to_row; accepts pyarrow's dicts and pandas' rows alike."""
+    difficulty = row["difficulty"]
+    return Task(
+        task_id=row["task_id"],
+        problem_id=row["problem_id"],
+        lang=row["lang"],
+        difficulty=None if _missing(difficulty) else int(difficulty),
+        tags=tuple(row["tags"]),
+        time_limit_s=float(row["time_limit_s"]),
+        memory_mb=int(row["memory_mb"]),
+        recorded_outcome=row["recorded_outcome"],
+        description=row["description"],
+        input_spec=row["input_spec"],
+        output_spec=row["output_spec"],
+        notes=row["notes"],
+        buggy_code=row["buggy_code"],
+        samples=tuple(_test_case(t) for t in row["samples"]),
+        hidden_tests=tuple(_test_case(t) for t in row["hidden_tests"]),
+    )
+
+
+def tasks_to_table(tasks: Iterable[Task]) -> pa.Table:
+    return pa.Table.from_pylist([task_to_row(t) for t in tasks], schema=TASK_SCHEMA)
+
+
+def write_tasks(tasks: Sequence[Task], path: str | os.PathLike[str]) -> None:
+    with atomic_path(path) as tmp:
+        pq.write_table(tasks_to_table(tasks), tmp)
+
+
+def read_tasks(path: str | os.PathLike[str]) -> list[Task]:
+    table = pq.read_table(path)
+    missing = set(TASK_SCHEMA.names) - set(table.column_names)
+    if missing:
+        raise ValueError(f"{path}: not a task table (missing columns {sorted(missing)})")
+    return [row_to_task(r) for r in table.to_pylist()]
+
+
+def write_errors(errors: Sequence[RowError], path: str | os.PathLike[str]) -> None:
+    rows = [dataclasses.asdict(e) for e in errors]
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.Table.from_pylist(rows, schema=ERROR_SCHEMA), tmp)
+
+
+class NoTasksError(RuntimeError):
+    """Not one row of the data set loaded: nothing downstream could run."""
+
+
+def build_task_table(
+    jsonl: str | os.PathLike[str],
+    tasks_out: str | os.PathLike[str],
+    errors_out: str | os.PathLike[str],
+    *,
+    default_memory_mb: int | None = None,
+) -> LoadResult:
+    """The data stage: load the JSONL, write the task table and the table of bad rows.
+
+    Bad rows are reported, not fatal; only a load with no task at all raises NoTasksError
+    (after writing the errors, so that they can be read).
+    """
+    result = load_tasks(jsonl, default_memory_mb=default_memory_mb)
+    write_errors(result.errors, errors_out)
+    if not result.tasks:
+        raise NoTasksError(f"{jsonl}: no task loaded ({len(result.errors)} bad rows)")
+    write_tasks(result.tasks, tasks_out)
+    return result

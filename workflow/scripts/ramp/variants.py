@@ -1,0 +1,79 @@
+"""Method variants as data: RAMP's paper preset and its ablations are field overrides.
+
+``config["variants"]`` maps a name to the fields it changes from :class:`Variant`'s defaults
+(the paper's RAMP); the workflow fans out over the names in ``config["study"]["variants"]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ramp.llm.base import SamplingParams
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way to run a repair method. Defaults are the paper's RAMP (section 3.3)."""
+
+    name: str = "ramp"
+    method: str = "ramp"
+    """Which method runs (``ramp`` or a baseline registered in ramp.methods)."""
+    test_generation: bool = True
+    """Test Designer writes guiding tests; off: no execution feedback at all (Table 2)."""
+    initial_reflection: bool = True
+    """Feedback Integrator writes e0 before the first repair (Table 2: w/o first reflection)."""
+    feedback_reflection: bool = True
+    """Reflect on failing traces; off: the raw traces go to the Programmer (w/o self-reflection)."""
+    reflection_strategy: str = "direct"
+    """``direct`` error reasoning or ``spec`` (specification inference)."""
+    programmer_style: str = "cot"
+    """``cot`` few-shot chain of thought or ``scot`` structured chain of thought (Table 4)."""
+    include_io_spec: bool = True
+    include_limits: bool = True
+    include_samples: bool = False
+    code_temperature: float = 0.8
+    other_temperature: float = 0.1
+    top_p: float = 0.95
+    code_max_tokens: int = 1024
+    other_max_tokens: int = 512
+
+    def __post_init__(self) -> None:
+        if self.reflection_strategy not in ("direct", "spec"):
+            raise ValueError(
+                f"variant {self.name!r}: reflection_strategy must be 'direct' or 'spec', "
+                f"not {self.reflection_strategy!r}"
+            )
+        if self.programmer_style not in ("cot", "scot"):
+            raise ValueError(
+                f"variant {self.name!r}: programmer_style must be 'cot' or 'scot', "
+                f"not {self.programmer_style!r}"
+            )
+
+    def code_params(self, seed: int) -> SamplingParams:
+        return SamplingParams(self.code_temperature, self.top_p, self.code_max_tokens, seed)
+
+    def other_params(self, seed: int) -> SamplingParams:
+        return SamplingParams(self.other_temperature, self.top_p, self.other_max_tokens, seed)
+
+
+FIELDS = {f.name for f in dataclasses.fields(Variant)}
+
+
+def variant_from_config(name: str, overrides: Mapping[str, Any] | None) -> Variant:
+    """Build a variant; an unknown key is an error that names it and the variant."""
+    overrides = dict(overrides or {})
+    unknown = sorted(set(overrides) - FIELDS - {"description"})
+    if unknown:
+        raise ValueError(
+            f"config variants.{name}: unknown key(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(FIELDS - {'name'}))}"
+        )
+    overrides.pop("description", None)
+    return Variant(name=name, **overrides)
+
+
+def variants_from_config(config: Mapping[str, Any]) -> dict[str, Variant]:
+    return {n: variant_from_config(n, o) for n, o in (config.get("variants") or {}).items()}

@@ -1,0 +1,29 @@
+"""Rule summarise_bugs: hidden_runs.parquet -> summary.parquet, confusion.parquet, summary.md."""
+
+import logging
+import sys
+
+import pandas as pd
+
+from ramp.bugcheck import write_summary
+from ramp.tables import read_tasks
+
+smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
+logging.basicConfig(
+    level=logging.INFO,
+    format="%(message)s",
+    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
+)
+log = logging.getLogger("summarise_bugs")
+
+summary = write_summary(
+    pd.read_parquet(smk.input.runs),
+    read_tasks(smk.input.tasks),
+    smk.wildcards.subset,
+    smk.output.summary,
+    smk.output.confusion,
+    smk.output.markdown,
+)
+log.info(
+    "%d/%d programs fail at least one hidden test", int(summary["fails_any"].sum()), len(summary)
+)

@@ -1,0 +1,27 @@
+"""Rule run_buggy_programs: a subset's tasks -> results/bugs/{subset}/hidden_runs.parquet."""
+
+import logging
+import sys
+
+from ramp.bugcheck import validate_bugs
+from ramp.execution.executor import RubyExecutor
+from ramp.tables import read_tasks
+
+smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
+logging.basicConfig(
+    level=logging.INFO,
+    format="%(message)s",
+    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
+)
+log = logging.getLogger("validate_bugs")
+
+
+def progress(done, total, task, report, seconds):
+    # Minutes of work: one line per program so a watcher sees it move.
+    log.info("%d/%d tasks  %s  %s  %.1fs", done, total, task.task_id, report.verdict, seconds)
+
+
+tasks = read_tasks(smk.input.tasks)
+with RubyExecutor(workers=smk.threads) as executor:
+    runs = validate_bugs(tasks, executor, smk.output.runs, progress)
+log.info("%d runs of %d programs written to %s", len(runs), len(tasks), smk.output.runs)
