@@ -16,6 +16,8 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/validation.smk"
 include: "workflow/rules/agents.smk"
+include: "workflow/rules/scoring.smk"
+include: "workflow/rules/figures.smk"
 
 
 rule all:

@@ -17,6 +17,7 @@ ROLE_MARKERS = {
     "explains why a program fails": "feedback",
     "careful tester": "test_design",
     "repairs buggy programs": "programmer",
+    "Repair the buggy program": "programmer",
 }
 
 

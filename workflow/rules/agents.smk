@@ -79,13 +79,15 @@ rule repair_iteration:
 
 rule collect_attempts:
     input:
-        lambda w: [f"{run_dir(w)}/iterations/{t}.parquet" for t in range(1, ITERATIONS + 1)],
+        lambda w: [
+            f"{run_dir(w)}/iterations/{t}.parquet" for t in range(1, iterations_of(w.variant) + 1)
+        ],
     output:
         attempts=RUN + "/attempts.parquet",
     log:
         "logs/runs/{model}/{variant}/{subset}/collect.log",
     message:
-        "Collecting the {ITERATIONS} iterations of ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+        "Collecting the iterations of ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     conda:
         "../../envs/executor.yaml"
     script:

@@ -11,9 +11,25 @@ MODEL_THREADS = int(STUDY.get("model_threads", 2))
 EXECUTOR_WORKERS = int(config.get("executor", {}).get("workers", 2))
 
 
+def iterations_of(variant):
+    """The iterations a variant runs: the study's K, or fewer if the variant says so."""
+    limit = int((config.get("variants") or {}).get(variant, {}).get("max_iterations", 0))
+    return min(ITERATIONS, limit) if limit else ITERATIONS
+
+
 def run_dir(w):
     """results/runs/{model}/{variant}/{subset} for a job's wildcards."""
     return f"results/runs/{w.model}/{w.variant}/{w.subset}"
+
+
+def study_runs(subset):
+    """Every run folder of a subset: the oracle and the figures gather across them."""
+    return expand(
+        "results/runs/{model}/{variant}/{subset}",
+        model=MODELS,
+        variant=VARIANTS,
+        subset=[subset],
+    )
 
 
 def all_targets():
@@ -25,4 +41,7 @@ def all_targets():
         variant=VARIANTS,
         subset=SUBSETS,
     )
+    if MODELS and VARIANTS:
+        # Scores, oracle and figures need at least one run to gather.
+        targets += ["figures/summary.md"]
     return targets

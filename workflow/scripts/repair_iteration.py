@@ -24,7 +24,7 @@ attempts = []
 if open_tasks:
     with RubyExecutor(workers=smk.threads) as executor:
         attempts = iterate(
-            open_tasks, t, budget=study.budget(smk.config),
+            open_tasks, t, budget=study.budget(smk.config, smk.wildcards.variant),
             llm=study.build_llm(smk.config, smk.wildcards.model), lib=PromptLibrary.default(),
             variant=study.variant(smk.config, smk.wildcards.variant), executor=executor,
             seed=study.seed(smk.config),

@@ -51,7 +51,7 @@ def main(args: argparse.Namespace) -> int:
         config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
         model = args.model or ((config.get("models") or {}).get("use") or [""])[0]
         variant = study.variant(config, args.variant)
-        budget = args.budget or study.budget(config)
+        budget = args.budget or study.budget(config, args.variant)
         llm = study.build_llm(config, model)
     except (ProblemFileError, OSError, ValueError) as e:
         print(f"ramp repair: {e}", file=sys.stderr)

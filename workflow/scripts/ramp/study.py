@@ -37,8 +37,10 @@ def variant(config: Mapping[str, Any], name: str) -> Variant:
     return variant_from_config(name, variants[name])
 
 
-def budget(config: Mapping[str, Any]) -> int:
-    return int((config.get("study") or {}).get("iterations", 11))
+def budget(config: Mapping[str, Any], variant_name: str | None = None) -> int:
+    """The study's budget K, or the iterations a variant runs under it."""
+    k = int((config.get("study") or {}).get("iterations", 11))
+    return variant(config, variant_name).budget(k) if variant_name else k
 
 
 def seed(config: Mapping[str, Any]) -> int:

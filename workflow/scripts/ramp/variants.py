@@ -14,6 +14,9 @@ from typing import Any
 from ramp.llm.base import SamplingParams
 
 
+PROGRAMMER_STYLES = ("cot", "scot", "zero_shot")
+
+
 @dataclass(frozen=True)
 class Variant:
     """One way to run a repair method. Defaults are the paper's RAMP (section 3.3)."""
@@ -30,7 +33,10 @@ class Variant:
     reflection_strategy: str = "direct"
     """``direct`` error reasoning or ``spec`` (specification inference)."""
     programmer_style: str = "cot"
-    """``cot`` few-shot chain of thought or ``scot`` structured chain of thought (Table 4)."""
+    """Programmer prompt, ``prompts/programmer/<style>.j2``: ``cot`` few-shot chain of thought,
+    ``scot`` structured chain of thought (Table 4), ``zero_shot`` (the Zero-Shot baseline)."""
+    max_iterations: int = 0
+    """Iterations this variant may use; 0 = the study's budget K (Zero-Shot: 1)."""
     include_io_spec: bool = True
     include_limits: bool = True
     include_samples: bool = False
@@ -46,11 +52,17 @@ class Variant:
                 f"variant {self.name!r}: reflection_strategy must be 'direct' or 'spec', "
                 f"not {self.reflection_strategy!r}"
             )
-        if self.programmer_style not in ("cot", "scot"):
+        if self.programmer_style not in PROGRAMMER_STYLES:
             raise ValueError(
-                f"variant {self.name!r}: programmer_style must be 'cot' or 'scot', "
-                f"not {self.programmer_style!r}"
+                f"variant {self.name!r}: programmer_style must be one of "
+                f"{', '.join(PROGRAMMER_STYLES)}, not {self.programmer_style!r}"
             )
+        if self.max_iterations < 0:
+            raise ValueError(f"variant {self.name!r}: max_iterations must be >= 0")
+
+    def budget(self, study_budget: int) -> int:
+        """The iterations this variant runs under a study budget K."""
+        return min(study_budget, self.max_iterations) if self.max_iterations else study_budget
 
     def code_params(self, seed: int) -> SamplingParams:
         return SamplingParams(self.code_temperature, self.top_p, self.code_max_tokens, seed)

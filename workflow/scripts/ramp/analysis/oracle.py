@@ -61,7 +61,8 @@ def oracle_programs(
             found.append({"problem_id": problem_of.get(row.task_id), "code": row.code,
                           "source_model": model, "source_variant": variant,
                           "source_task": row.task_id, "source_iteration": int(row.iteration)})
-    candidates = pd.DataFrame(found, columns=ORACLE_PROGRAM_COLUMNS[:1] + ORACLE_PROGRAM_COLUMNS[3:])
+    columns = ["problem_id", *ORACLE_PROGRAM_COLUMNS[3:]]
+    candidates = pd.DataFrame(found, columns=columns)
     rows = []
     for problem in sorted(set(problem_of.values())):
         mine = candidates[candidates["problem_id"] == problem]

@@ -163,7 +163,8 @@ class TransformersLLM:
             while new and new[-1] == pad and pad not in eos:
                 new.pop()
             ended = next((i for i, t in enumerate(new) if t in eos), None)
-            generated = new[: ended + 1] if ended is not None else new
+            # Counted without the end-of-turn token, as llama.cpp and servers count.
+            generated = new[:ended] if ended is not None else new
             text = self.tokenizer.decode(generated, skip_special_tokens=True)
             text, stopped = truncate_at_stop(text, params.stop)
             finish = "stop" if ended is not None or stopped else "length"

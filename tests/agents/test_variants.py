@@ -1,0 +1,60 @@
+"""Variants are data: the config's presets build, and the schema knows every field."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ramp.variants import FIELDS, Variant, variant_from_config, variants_from_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _config(name: str) -> dict:
+    return yaml.safe_load((REPO / "config" / name).read_text())
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml"])
+def test_configured_variants_build(name):
+    variants = variants_from_config(_config(name))
+    if variants:
+        assert variants.get("ramp", Variant()) == Variant(name="ramp")
+
+
+def test_schema_lists_every_variant_field():
+    schema = yaml.safe_load((REPO / "config" / "schemas" / "config.schema.yaml").read_text())
+    props = schema["properties"]["variants"]["additionalProperties"]["properties"]
+    assert set(props) == (FIELDS - {"name"}) | {"description"}
+
+
+def test_unknown_key_is_named():
+    with pytest.raises(ValueError, match=r"variants\.x: unknown key\(s\) temprature"):
+        variant_from_config("x", {"temprature": 0.2})
+
+
+def test_bad_style_is_named():
+    with pytest.raises(ValueError, match="programmer_style"):
+        Variant(name="x", programmer_style="tree_of_thought")
+
+
+def test_budget_of_a_variant():
+    assert Variant().budget(11) == 11
+    assert Variant(max_iterations=1).budget(11) == 1
+    assert Variant(max_iterations=20).budget(11) == 11
+
+
+def test_zero_shot_is_one_programmer_call(task, lib):
+    from ramp.execution.executor import RubyExecutor
+    from ramp.methods.ramp import repair
+
+    from .conftest import ScriptedAgents, ruby
+
+    zero = variants_from_config(_config("config.yaml"))["zero_shot"]
+    agents = ScriptedAgents(programmer=[ruby("puts gets.to_i * 3")])
+    with RubyExecutor() as ex:
+        result = repair(task, budget=zero.budget(11), llm=agents.llm, lib=lib, variant=zero,
+                        executor=ex)
+    assert agents.calls == ["programmer"] and len(result.attempts) == 1
+    prompt = agents.prompts["programmer"][0]
+    assert "Let's think step by step" not in prompt[-1].content  # no few-shot CoT
+    assert [m.role for m in prompt] == ["system", "user"]

@@ -1,0 +1,41 @@
+import pandas as pd
+import pytest
+
+from ramp.analysis.costs import cost_table
+from ramp.analysis.scores import task_scores
+
+from .conftest import hidden_attempts, make_task
+
+
+def _role(role, prompt, tokens, seconds):
+    return {f"{role}_prompt": prompt, f"{role}_prompt_tokens": tokens,
+            f"{role}_completion_tokens": tokens // 2, f"{role}_seconds": seconds}
+
+
+def test_costs_per_agent_and_early_stop_saving():
+    tasks = [make_task("a", "P")]
+    # a passes hidden at t=1 but not its generated tests; runs to t=3
+    attempts = pd.DataFrame([
+        {"task_id": "a", "iteration": t, "code": "x", "exec_seconds": 1.0,
+         **_role("programmer", "p", 100, 2.0),
+         **_role("feedback", "f" if t < 3 else "", 10 if t < 3 else 0, 0.5 if t < 3 else 0.0)}
+        for t in (1, 2, 3)
+    ])
+    validated = hidden_attempts([("a", 1, False, True), ("a", 2, False, False),
+                                 ("a", 3, False, False)])
+    validated = validated.assign(has_code=True, hidden_seconds=[3.0, 4.0, 5.0],
+                                 hidden_peak_memory_mb=[20.0, 30.0, 25.0])
+    reflections = pd.DataFrame([{"task_id": "a", **_role("reflection", "r", 50, 1.5)}])
+    tests = pd.DataFrame([{"task_id": "a", **_role("test_design", "t", 80, 2.5)}])
+    per_task = task_scores(validated, tasks, 3)
+    costs = cost_table(attempts, reflections, tests, validated, per_task, early_stopping=True)
+    c = costs.set_index(["policy", "stage"])
+    assert c.loc[("full", "programmer"), "calls"] == 3
+    assert c.loc[("full", "programmer"), "prompt_tokens"] == 300
+    assert c.loc[("full", "feedback_integrator"), "calls"] == 2
+    assert c.loc[("full", "hidden_validation"), "seconds"] == 5.0  # returned program only
+    assert c.loc[("early_stop", "programmer"), "calls"] == 1
+    assert c.loc[("early_stop", "hidden_validation"), "seconds"] == 3.0
+    assert c.loc[("full", "total"), "seconds"] == pytest.approx(1.5 + 2.5 + 6 + 1 + 3 + 5)
+    assert c.loc[("full", "total"), "peak_memory_mb"] == 25.0
+    assert c.loc[("early_stop", "total"), "seconds"] < c.loc[("full", "total"), "seconds"]

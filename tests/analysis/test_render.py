@@ -1,0 +1,141 @@
+"""The scoring stages and the figure rendering end to end, on hand-made run folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+import pandas as pd
+import pytest
+
+from ramp.analysis import stages
+from ramp.figures import plots, tables
+from ramp.figures.render import combine_summaries, figure_paths, render_study
+from ramp.figures.study import load_study
+from ramp.tables import write_tasks
+
+from .conftest import EchoRunner, make_task
+
+matplotlib.use("Agg")
+K = 3
+TASKS = [
+    make_task("a", "P", difficulty=900, tags=("math", "strings")),
+    make_task("b", "P", difficulty=1300, tags=("math",), outcome="RUNTIME_ERROR"),
+    make_task("c", "Q", difficulty=1700, tags=("graphs",), n_hidden=4, truncated=1),
+]
+# Per method: task -> codes per iteration and whether each passed its generated tests.
+METHODS = {
+    "ramp": {"a": [("pass:0", False), ("pass:all", True)],
+             "b": [("pass:all", False), ("pass:1", False), ("pass:1", False)],
+             "c": [("pass:0,1,2", True)]},
+    "zero_shot": {"a": [("pass:all", True)], "b": [("", False)], "c": [("pass:0", True)]},
+}
+
+
+def _calls(role: str, used: bool) -> dict:
+    return {f"{role}_prompt": "p" if used else "", f"{role}_response": "",
+            f"{role}_prompt_tokens": 40 if used else 0,
+            f"{role}_completion_tokens": 20 if used else 0,
+            f"{role}_seconds": 1.5 if used else 0.0}
+
+
+def make_run(root: Path, variant: str) -> Path:
+    run = root / "results" / "runs" / "tiny-model" / variant / "s"
+    run.mkdir(parents=True)
+    rows = []
+    for task_id, steps in METHODS[variant].items():
+        for t, (code, gen) in enumerate(steps, start=1):
+            rows.append({"task_id": task_id, "iteration": t, "code": code,
+                         "passed_generated": gen, "exec_seconds": 0.2,
+                         **_calls("programmer", True), **_calls("feedback", not gen)})
+    pd.DataFrame(rows).to_parquet(run / "attempts.parquet")
+    pd.DataFrame([{"task_id": t.task_id, "reflection": "r", **_calls("reflection", True)}
+                  for t in TASKS]).to_parquet(run / "reflections.parquet")
+    pd.DataFrame([{"task_id": t.task_id, "n_tests": 1, "source": "generated",
+                   "tests": [{"input": "0", "output": "0", "kind": "basic"}],
+                   **_calls("test_design", True)} for t in TASKS]).to_parquet(
+        run / "tests.parquet")
+    return run
+
+
+@pytest.fixture(scope="module")
+def study_dir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("study")
+    tasks = root / "results" / "tasks" / "s.parquet"
+    write_tasks(TASKS, tasks)
+    bugs = root / "results" / "bugs" / "s" / "hidden_runs.parquet"
+    bugs.parent.mkdir(parents=True)
+    pd.DataFrame([{"task_id": t.task_id, "test_index": i, "verdict": "WRONG_ANSWER"}
+                  for t in TASKS for i in range(len(t.hidden_tests))]).to_parquet(bugs)
+    runs = [make_run(root, v) for v in METHODS]
+    for run in runs:
+        stages.score_hidden(tasks, run / "attempts.parquet", run / "hidden.parquet",
+                            run / "hidden_attempts.parquet", EchoRunner())
+        names = ("attempts", "reflections", "tests", "hidden", "hidden_attempts")
+        stages.score_run(
+            {"tasks": tasks, "bug_runs": bugs, **{n: run / f"{n}.parquet" for n in names}},
+            {n: run / f"{n}.parquet" for n in ("scores", "task_scores", "transitions", "costs")},
+            iterations=K, k_values=(1, 2), early_stopping=True)
+    analysis = root / "results" / "analysis" / "s"
+    stages.oracle(tasks, runs, EchoRunner(), analysis / "oracle.parquet",
+                  analysis / "oracle_programs.parquet", iterations=K)
+    return root
+
+
+@pytest.fixture(scope="module")
+def study(study_dir):
+    runs = sorted((study_dir / "results" / "runs" / "tiny-model").glob("*/s"))
+    analysis = study_dir / "results" / "analysis" / "s"
+    return load_study("s", runs, analysis / "oracle.parquet", analysis / "oracle_programs.parquet")
+
+
+def test_table1_compares_both_methods(study):
+    t1 = tables.table1(study).set_index("method")
+    # ramp: a strict (t=2 passes), b cumulative only (t=1), c fails its truncated test
+    assert t1.loc["ramp", "strict pass@1"] == pytest.approx(33.3)
+    assert t1.loc["ramp", "cumulative pass@1"] == pytest.approx(66.7)
+    assert t1.loc["ramp", "cumulative excl. truncated"] == pytest.approx(100.0)
+    assert t1.loc["zero_shot", "strict pass@1"] == pytest.approx(33.3)
+    assert t1.loc["ramp E.S.", "strict pass@1"] == pytest.approx(66.7)
+
+
+def test_oracle_table_counts(study):
+    programs = study.oracle_programs.set_index("problem_id")
+    assert programs["has_oracle"].to_dict() == {"P": True, "Q": True}  # Q: excl. truncated
+    t3 = tables.table3(study)
+    assert set(t3["iteration"]) == {1, 2, 3}
+    assert (t3["classified"] == 3).all()
+
+
+def test_ablation_tables_show_only_variants_run(study):
+    assert list(tables.table2(study).columns) == ["model", "RAMP"]
+    assert list(tables.table4(study).columns) == ["model", "RAMP"]
+
+
+@pytest.mark.parametrize("draw", [plots.figure2, plots.figure3, plots.figure4, plots.figure5,
+                                  plots.figure6])
+def test_every_axes_is_labelled(study, draw):
+    fig = draw(study)
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>":
+            continue
+        assert ax.get_xlabel() or ax.get_ylabel(), f"{draw.__name__}: an unlabelled axes"
+        assert ax.get_ylabel(), f"{draw.__name__}: no y label"
+    assert fig.axes[0].get_title()
+
+
+def test_render_writes_every_file(study, tmp_path):
+    out = tmp_path / "figures" / "s"
+    text = render_study(study, out)
+    for path in figure_paths(out):
+        assert path.exists() and path.stat().st_size > 0, path
+    assert "Table 1" in text and "zero_shot" in text and "![figure4](figure4.png)" in text
+    combine_summaries([out / "summary.md"], tmp_path / "figures" / "summary.md")
+    assert "](s/figure2.png)" in (tmp_path / "figures" / "summary.md").read_text()
+
+
+def test_one_method_study_renders(study, tmp_path):
+    from dataclasses import replace
+    alone = replace(study, methods=study.methods[:1])
+    render_study(alone, tmp_path)
+    assert (tmp_path / "figure6.png").stat().st_size > 0

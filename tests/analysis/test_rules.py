@@ -1,0 +1,40 @@
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ramp.analysis.hidden import validate_attempts
+from ramp.figures.render import figure_paths
+
+from .conftest import make_task
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_figures_rule_declares_what_render_writes():
+    text = (REPO / "workflow" / "rules" / "figures.smk").read_text()
+    names = {k: re.findall(r'"(\w+)"', re.search(rf"{k} = \[(.*)\]", text).group(1))
+             for k in ("FIGURE_NAMES", "TABLE_NAMES")}
+    declared = {f"{n}.{e}" for n in names["FIGURE_NAMES"] for e in ("png", "pdf")}
+    declared |= {f"tables/{n}.csv" for n in names["TABLE_NAMES"]} | {"summary.md"}
+    written = {p.relative_to("out").as_posix() for p in figure_paths("out")}
+    assert declared == written
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="Ruby is not installed")
+def test_real_executor_scores_a_ruby_program():
+    from ramp.execution.executor import RubyExecutor
+
+    task = make_task("r", "P", n_hidden=3, truncated=1)
+    attempts = pd.DataFrame([
+        {"task_id": "r", "iteration": 1, "code": "puts gets.to_i", "passed_generated": True},
+        {"task_id": "r", "iteration": 2, "code": "puts 0", "passed_generated": False},
+    ])
+    with RubyExecutor(workers=2) as ex:
+        hidden, summary = validate_attempts(attempts, [task], ex)
+    s = summary.set_index("iteration")
+    assert s.loc[1, "passed_hidden"] and s.loc[1, "passed_hidden_excluding_truncated"]
+    assert s.loc[2, "n_hidden_passed"] == 1 and s.loc[2, "first_failing_verdict"] == "WRONG_ANSWER"
+    assert len(hidden) == 6

@@ -1,0 +1,45 @@
+# The paper's tables and figures from the scored Parquet only: re-rendering never reruns a
+# model stage. One folder per subset, and figures/summary.md gathering them.
+
+# Must match ramp.figures.render.figure_paths (tests/analysis/test_rules.py checks it).
+FIGURE_NAMES = ["figure2", "figure3", "figure4", "figure5", "figure6"]
+TABLE_NAMES = ["table1", "table2", "table3", "oracle_coverage", "table4", "costs"]
+
+
+rule render_figures:
+    input:
+        scores=lambda w: [f"{d}/scores.parquet" for d in study_runs(w.subset)],
+        task_scores=lambda w: [f"{d}/task_scores.parquet" for d in study_runs(w.subset)],
+        transitions=lambda w: [f"{d}/transitions.parquet" for d in study_runs(w.subset)],
+        costs=lambda w: [f"{d}/costs.parquet" for d in study_runs(w.subset)],
+        oracle=rules.oracle.output.oracle,
+        programs=rules.oracle.output.programs,
+    output:
+        figures=expand("figures/{{subset}}/{name}.{ext}", name=FIGURE_NAMES, ext=["png", "pdf"]),
+        tables=expand("figures/{{subset}}/tables/{name}.csv", name=TABLE_NAMES),
+        summary="figures/{subset}/summary.md",
+    log:
+        "logs/figures/{subset}.log",
+    message:
+        "Rendering the tables and figures of '{wildcards.subset}'"
+    params:
+        run_dirs=lambda w: study_runs(w.subset),
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/render_figures.py"
+
+
+rule results_summary:
+    input:
+        expand("figures/{subset}/summary.md", subset=SUBSETS),
+    output:
+        "figures/summary.md",
+    log:
+        "logs/figures/summary.log",
+    message:
+        "Gathering the subsets' summaries into figures/summary.md"
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/combine_summaries.py"

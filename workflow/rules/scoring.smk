@@ -1,0 +1,75 @@
+# Scoring with the hidden tests (paper step 5) and the oracle analysis of the generated tests
+# (Table 3). Only these rules see hidden tests; they run Ruby, never a model.
+
+
+rule score_hidden:
+    input:
+        tasks="results/tasks/{subset}.parquet",
+        attempts=RUN + "/attempts.parquet",
+    output:
+        hidden=RUN + "/hidden.parquet",
+        hidden_attempts=RUN + "/hidden_attempts.parquet",
+    log:
+        "logs/runs/{model}/{variant}/{subset}/score_hidden.log",
+    message:
+        "Hidden validation of every attempt ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    params:
+        stop_at_first_failure=lookup(
+            dpath="scoring/stop_at_first_failure", within=config, default=False
+        ),
+    threads: EXECUTOR_WORKERS
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/score_hidden.py"
+
+
+rule score_run:
+    input:
+        tasks="results/tasks/{subset}.parquet",
+        attempts=RUN + "/attempts.parquet",
+        reflections=RUN + "/reflections.parquet",
+        tests=RUN + "/tests.parquet",
+        hidden=rules.score_hidden.output.hidden,
+        hidden_attempts=rules.score_hidden.output.hidden_attempts,
+        bug_runs="results/bugs/{subset}/hidden_runs.parquet",
+    output:
+        scores=RUN + "/scores.parquet",
+        task_scores=RUN + "/task_scores.parquet",
+        transitions=RUN + "/transitions.parquet",
+        costs=RUN + "/costs.parquet",
+    log:
+        "logs/runs/{model}/{variant}/{subset}/score_run.log",
+    message:
+        "Scores, transitions and costs ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    params:
+        iterations=ITERATIONS,
+        pass_at_k=lookup(dpath="scoring/pass_at_k", within=config, default=[1]),
+        early_stopping=lookup(dpath="scoring/early_stopping", within=config, default=True),
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/score_run.py"
+
+
+rule oracle:
+    input:
+        tasks="results/tasks/{subset}.parquet",
+        attempts=lambda w: [f"{d}/attempts.parquet" for d in study_runs(w.subset)],
+        hidden_attempts=lambda w: [f"{d}/hidden_attempts.parquet" for d in study_runs(w.subset)],
+        tests=lambda w: [f"{d}/tests.parquet" for d in study_runs(w.subset)],
+    output:
+        oracle="results/analysis/{subset}/oracle.parquet",
+        programs="results/analysis/{subset}/oracle_programs.parquet",
+    log:
+        "logs/analysis/{subset}/oracle.log",
+    message:
+        "Generated tests vs oracle programs, every run of '{wildcards.subset}' (Table 3)"
+    params:
+        run_dirs=lambda w: study_runs(w.subset),
+        iterations=ITERATIONS,
+    threads: EXECUTOR_WORKERS
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/oracle.py"

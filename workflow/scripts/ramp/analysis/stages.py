@@ -1,0 +1,111 @@
+"""The scoring stages as functions of paths: read Parquet, call the analysis, write Parquet.
+
+The rule scripts are one call each into here, so a test can run a stage without Snakemake.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ramp.analysis.costs import cost_table
+from ramp.analysis.hidden import Progress, Runner, validate_attempts
+from ramp.analysis.oracle import check_tests_on_oracles, classify_run, oracle_programs
+from ramp.analysis.paths import run_key
+from ramp.analysis.scores import scores_table, status_by_iteration, task_scores
+from ramp.analysis.transitions import transitions
+from ramp.io import write_parquet
+from ramp.tables import read_tasks
+
+PathLike = str | os.PathLike[str]
+
+
+def _read(path: PathLike, columns: Sequence[str]) -> pd.DataFrame:
+    df = pd.read_parquet(path)
+    missing = sorted(set(columns) - set(df.columns))
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}")
+    return df
+
+
+def score_hidden(
+    tasks: PathLike,
+    attempts: PathLike,
+    hidden_out: PathLike,
+    hidden_attempts_out: PathLike,
+    runner: Runner,
+    *,
+    stop_at_first_failure: bool = False,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """Rule score_hidden: every attempt on the hidden tests."""
+    frame = _read(attempts, ["task_id", "iteration", "code", "passed_generated"])
+    hidden, summary = validate_attempts(frame, read_tasks(tasks), runner,
+                                        stop_at_first_failure=stop_at_first_failure,
+                                        progress=progress)
+    write_parquet(hidden, hidden_out)
+    write_parquet(summary, hidden_attempts_out)
+    return summary
+
+
+def score_run(
+    inputs: Mapping[str, PathLike],
+    outputs: Mapping[str, PathLike],
+    *,
+    iterations: int,
+    k_values: Sequence[int] = (1,),
+    early_stopping: bool = False,
+) -> pd.DataFrame:
+    """Rule score_run: scores, per-task scores, transitions and costs of one run.
+
+    ``inputs``: tasks, attempts, reflections, tests, hidden, hidden_attempts and optionally
+    bug_runs; ``outputs``: scores, task_scores, transitions, costs.
+    """
+    task_list = read_tasks(inputs["tasks"])
+    validated = _read(inputs["hidden_attempts"], ["task_id", "iteration", "passed_hidden"])
+    status = status_by_iteration(validated, task_list, iterations)
+    per_task = task_scores(validated, task_list, iterations)
+    scores = scores_table(status, per_task, k_values=k_values, early_stopping=early_stopping)
+    bug_runs = pd.read_parquet(inputs["bug_runs"]) if inputs.get("bug_runs") else None
+    hidden = _read(inputs["hidden"], ["task_id", "iteration", "test_index", "verdict"])
+    costs = cost_table(
+        _read(inputs["attempts"], ["task_id", "iteration", "code", "exec_seconds"]),
+        pd.read_parquet(inputs["reflections"]), pd.read_parquet(inputs["tests"]),
+        validated, per_task, early_stopping=early_stopping)
+    write_parquet(scores, outputs["scores"])
+    write_parquet(per_task, outputs["task_scores"])
+    write_parquet(transitions(hidden, per_task, task_list, bug_runs), outputs["transitions"])
+    write_parquet(costs, outputs["costs"])
+    return scores
+
+
+def oracle(
+    tasks: PathLike,
+    run_dirs: Sequence[PathLike],
+    runner: Runner,
+    oracle_out: PathLike,
+    programs_out: PathLike,
+    *,
+    iterations: int,
+) -> pd.DataFrame:
+    """Rule oracle: oracle programs from every run of a subset, then Table 3's categories."""
+    task_list = read_tasks(tasks)
+    dirs = [Path(d) for d in run_dirs]
+    runs = {run_key(d)[:2]: (pd.read_parquet(d / "attempts.parquet"),
+                                   pd.read_parquet(d / "hidden_attempts.parquet"))
+            for d in dirs}
+    programs = oracle_programs(runs, task_list)
+    parts = []
+    for d in dirs:
+        model, variant = run_key(d)[:2]
+        checked = check_tests_on_oracles(pd.read_parquet(d / "tests.parquet"), programs,
+                                         task_list, runner)
+        status = status_by_iteration(runs[(model, variant)][1], task_list, iterations)
+        parts.append(classify_run(model, variant, status, checked, programs))
+    result = pd.concat(parts, ignore_index=True)
+    write_parquet(programs, programs_out)
+    write_parquet(result, oracle_out)
+    return result

@@ -1,0 +1,86 @@
+"""Write a study's figures (PNG and PDF), its tables (CSV) and its Markdown summary."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ramp.figures import plots, tables
+from ramp.figures.study import Study
+from ramp.io import atomic_path, write_text
+
+FIGURES: dict[str, tuple[Callable[[Study], Figure], str]] = {
+    "figure2": (plots.figure2, "Cumulative pass@1 per iteration; solved/unsolved by difficulty"),
+    "figure3": (plots.figure3, "Solved per iteration (regressions); cumulative curve"),
+    "figure4": (plots.figure4, "By difficulty; per-test outcome transitions"),
+    "figure5": (plots.figure5, "Solved per tag; pass@1 per initial outcome"),
+    "figure6": (plots.figure6, "pass@1 vs time; overlap of solved tasks"),
+}
+TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
+    "table1": (tables.table1, "Table 1: pass@1 (%) per method"),
+    "table2": (tables.table2, "Table 2: component ablations (cumulative pass@1, %)"),
+    "table3": (tables.table3, "Table 3: generated tests vs the oracle, per iteration"),
+    "oracle_coverage": (tables.oracle_coverage, "Oracle coverage"),
+    "table4": (tables.table4, "Table 4: prompting ablations (cumulative pass@1, %)"),
+    "costs": (tables.cost_table, "Cost per method, policy and stage"),
+}
+FORMATS = ("png", "pdf")
+
+
+def figure_paths(out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Every file :func:`render_study` writes (what a rule declares as its outputs)."""
+    out = Path(out_dir)
+    paths = [out / f"{name}.{ext}" for name in FIGURES for ext in FORMATS]
+    paths += [out / "tables" / f"{name}.csv" for name in TABLES]
+    return [*paths, out / "summary.md"]
+
+
+def save_figure(fig: Figure, stem: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    for ext in FORMATS:
+        with atomic_path(stem.with_suffix(f".{ext}")) as tmp:
+            fig.savefig(tmp, format=ext, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    return df.to_markdown(index=False) if not df.empty else "_(nothing to show: not run)_"
+
+
+def render_study(study: Study, out_dir: str | os.PathLike[str]) -> str:
+    """Render everything for one subset; returns the summary's Markdown."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a window (set here, not at import)
+    out = Path(out_dir)
+    lines = [f"# RAMP results: subset `{study.subset}`", "",
+             "Methods: " + ", ".join(m.label for m in study.methods) + ".",
+             f"Figures 3-5 describe `{study.main.label}`.", "",
+             "*strict* pass@1: the program the method returns passes every hidden test; "
+             "*cumulative*: some iteration's candidate did (the paper's convention). "
+             "E.S.: the Discussion's early stopping on a hidden pass. See docs/metrics.md.", ""]
+    for name, (build, title) in TABLES.items():
+        df = build(study)
+        with atomic_path(out / "tables" / f"{name}.csv") as tmp:
+            df.to_csv(tmp, index=False)
+        lines += [f"## {title}", "", _markdown(df), ""]
+    for name, (draw, title) in FIGURES.items():
+        save_figure(draw(study), out / name)
+        lines += [f"## {name.capitalize()}: {title}", "", f"![{name}]({name}.png)", ""]
+    text = "\n".join(lines)
+    write_text(out / "summary.md", text)
+    return text
+
+
+def combine_summaries(parts: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str]) -> None:
+    """figures/summary.md: each subset's summary, its image links made relative to figures/."""
+    texts = []
+    for p in map(Path, parts):
+        text = p.read_text(encoding="utf-8").replace("](figure", f"]({p.parent.name}/figure")
+        texts.append(text.replace("\n# ", "\n## ").replace("# RAMP", "## RAMP", 1))
+    write_text(out, "# RAMP results\n\n" + "\n\n".join(texts))

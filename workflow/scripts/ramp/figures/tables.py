@@ -1,0 +1,117 @@
+"""The paper's tables as DataFrames: Table 1 (pass@1 per method), Tables 2 and 4 (ablations),
+Table 3 (generated tests vs oracle) and the cost table. Scores are percentages."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ramp.analysis.oracle import CATEGORIES
+from ramp.analysis.oracle import table3 as oracle_counts
+from ramp.analysis.scores import final_score
+from ramp.figures.study import Method, Study
+
+# The paper's column labels for each ablation, in its order; RAMP itself closes each table.
+TABLE2_VARIANTS = {
+    "no_testgen": "w/o Test Gen.", "no_self_reflection": "w/o Self-Refl.",
+    "no_first_reflection": "w/o First Refl.", "no_reflection": "w/o Reflection",
+    "spec": "w Spec.", "ramp": "RAMP",
+}
+TABLE4_VARIANTS = {
+    "scot": "SCoT", "no_io_spec": "w/o I/O spec", "no_limits": "w/o limits",
+    "samples": "w sample I/O", "ramp": "RAMP",
+}
+
+
+def _pct(x: float) -> float:
+    return round(100 * x, 1)
+
+
+def method_scores(study: Study, method: Method) -> dict[str, float]:
+    s = study.of(study.scores, method)
+    return {
+        "strict pass@1": _pct(final_score(s, "strict")),
+        "cumulative pass@1": _pct(final_score(s, "cumulative")),
+        "strict (per problem)": _pct(final_score(s, "strict", "problem")),
+        "cumulative (per problem)": _pct(final_score(s, "cumulative", "problem")),
+        "cumulative excl. truncated": _pct(final_score(s, "cumulative_excl_truncated")),
+    }
+
+
+def table1(study: Study) -> pd.DataFrame:
+    """Pass@1 per method (variant x model), strict and cumulative, with task counts."""
+    rows = []
+    for m in study.methods:
+        n = len(study.of(study.task_scores, m))
+        rows.append({"method": m.variant, "model": m.model, "tasks": n,
+                     **method_scores(study, m)})
+        es = study.of(study.scores, m)
+        if (es["metric"] == "early_stop").any():
+            value = _pct(final_score(es, "early_stop"))
+            per_problem = _pct(final_score(es, "early_stop", "problem"))
+            rows.append({"method": f"{m.variant} E.S.", "model": m.model, "tasks": n,
+                         "strict pass@1": value, "cumulative pass@1": value,
+                         "strict (per problem)": per_problem,
+                         "cumulative (per problem)": per_problem})
+    return pd.DataFrame(rows)
+
+
+def ablation_table(study: Study, labels: dict[str, str]) -> pd.DataFrame:
+    """Cumulative pass@1 (the paper's convention), models x the variants of ``labels`` run."""
+    present = [v for v in labels if any(m.variant == v for m in study.methods)]
+    rows = []
+    for model in dict.fromkeys(m.model for m in study.methods):
+        row: dict[str, object] = {"model": model}
+        for v in present:
+            s = study.of(study.scores, Method(model, v))
+            row[labels[v]] = _pct(final_score(s, "cumulative")) if len(s) else None
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["model", *(labels[v] for v in present)])
+
+
+def table2(study: Study) -> pd.DataFrame:
+    return ablation_table(study, TABLE2_VARIANTS)
+
+
+def table4(study: Study) -> pd.DataFrame:
+    return ablation_table(study, TABLE4_VARIANTS)
+
+
+def table3(study: Study) -> pd.DataFrame:
+    """FN/FP/TN/TP per iteration with shares, as 'count (pct%)' cells, per method."""
+    if study.oracle.empty:
+        return pd.DataFrame()
+    counts = oracle_counts(study.oracle)
+    out = counts[["model", "variant", "iteration"]].copy()
+    for c in ("FN", "FP", "TN", "TP"):
+        share = 100 * counts[c] / counts["total"].where(counts["total"] > 0)
+        out[c] = [f"{n} ({p:.1f}%)" for n, p in zip(counts[c], share.fillna(0), strict=True)]
+    out["classified"] = counts["total"]
+    return out
+
+
+def oracle_coverage(study: Study) -> pd.DataFrame:
+    """How many problems had an oracle, and how many tasks each category left out."""
+    if study.oracle_programs.empty:
+        return pd.DataFrame()
+    p = study.oracle_programs
+    excluded = study.oracle[study.oracle["iteration"] == study.oracle["iteration"].min()]
+    rows = [
+        {"measure": "problems", "value": len(p)},
+        {"measure": "problems with an oracle program", "value": int(p["has_oracle"].sum())},
+        {"measure": "task x run pairs classified",
+         "value": int(excluded["category"].isin(CATEGORIES).sum())},
+        {"measure": "task x run pairs without an oracle",
+         "value": int((excluded["excluded"] == "no oracle").sum())},
+        {"measure": "task x run pairs without generated tests",
+         "value": int((excluded["excluded"] == "no generated tests").sum())},
+    ]
+    return pd.DataFrame(rows)
+
+
+def cost_table(study: Study) -> pd.DataFrame:
+    """Calls, tokens, seconds and peak memory per method, policy and stage."""
+    cols = ["model", "variant", "policy", "stage", "calls", "prompt_tokens",
+            "completion_tokens", "seconds", "peak_memory_mb"]
+    df = study.costs[cols].copy()
+    df["seconds"] = df["seconds"].round(1)
+    return df

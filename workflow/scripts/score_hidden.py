@@ -1,0 +1,30 @@
+"""Rule score_hidden: attempts.parquet -> hidden.parquet + hidden_attempts.parquet."""
+
+import logging
+import sys
+
+from ramp.analysis.stages import score_hidden
+from ramp.execution.executor import RubyExecutor
+
+smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
+logging.basicConfig(
+    level=logging.INFO,
+    format="%(message)s",
+    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
+)
+log = logging.getLogger("score_hidden")
+
+
+def progress(done, total, task_id, iteration, passed):
+    log.info("%d/%d  %s  iteration %d  %s", done, total, task_id, iteration,
+             "PASSED" if passed else "failed")
+
+
+with RubyExecutor(workers=smk.threads) as executor:
+    summary = score_hidden(
+        smk.input.tasks, smk.input.attempts, smk.output.hidden, smk.output.hidden_attempts,
+        executor, stop_at_first_failure=bool(smk.params.stop_at_first_failure),
+        progress=progress,
+    )
+log.info("%d attempts validated, %d pass every hidden test",
+         len(summary), int(summary["passed_hidden"].sum()))
