@@ -35,7 +35,8 @@ def main() -> None:
     code = llm.complete([programmer.prompt(lib, task, variant, reflection)],
                         variant.code_params(1))[0]
     args.out.mkdir(parents=True, exist_ok=True)
-    for agent, text in (("reflection", reflection), ("tests", tests.text), ("programmer", code.text)):
+    answers = {"reflection": reflection, "tests": tests.text, "programmer": code.text}
+    for agent, text in answers.items():
         (args.out / f"{args.model}-{agent}.txt").write_text(text, encoding="utf-8")
         print(f"{agent}: {len(text)} chars")
 

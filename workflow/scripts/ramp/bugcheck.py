@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 
+from ramp.execution.executor import Executor
 from ramp.io import write_parquet, write_text
 from ramp.sampling import difficulty_band
-from ramp.tasks import Limits, RunReport, Task, TestCase, Verdict
+from ramp.tasks import RunReport, Task, Verdict
 
 RUN_COLUMNS: tuple[str, ...] = (
     "task_id",
@@ -37,19 +38,6 @@ RUN_COLUMNS: tuple[str, ...] = (
 )
 
 PASSED = Verdict.PASSED.value
-
-
-class Executor(Protocol):
-    """The one seam we need from ramp.execution: run a program on tests under limits."""
-
-    def run(
-        self,
-        program: str,
-        tests: Sequence[TestCase],
-        limits: Limits,
-        *,
-        stop_at_first_failure: bool = False,
-    ) -> RunReport: ...
 
 
 Progress = Callable[[int, int, Task, RunReport, float], None]

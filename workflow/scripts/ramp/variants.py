@@ -13,7 +13,6 @@ from typing import Any
 
 from ramp.llm.base import SamplingParams
 
-
 PROGRAMMER_STYLES = ("cot", "scot", "zero_shot")
 
 

@@ -13,11 +13,12 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 
-from ramp.tasks import Limits, RunReport, Task, TestCase, TestResult, Verdict
+from ramp.execution.executor import Executor
+from ramp.tasks import Task, TestCase, TestResult, Verdict
 
 PASSED = Verdict.PASSED.value
 
@@ -32,19 +33,6 @@ HIDDEN_ATTEMPT_COLUMNS: tuple[str, ...] = (
     "passed_hidden_excluding_truncated", "first_failing_verdict", "compile_error",
     "hidden_cpu_s", "hidden_wall_s", "hidden_peak_memory_mb", "hidden_seconds", "reused",
 )
-
-
-class Runner(Protocol):
-    """The executor seam: run one program on tests under limits."""
-
-    def run(
-        self,
-        program: str,
-        tests: Sequence[TestCase],
-        limits: Limits,
-        *,
-        stop_at_first_failure: bool = False,
-    ) -> RunReport: ...
 
 
 @dataclass(frozen=True)
@@ -65,7 +53,9 @@ def clean_first(tests: Sequence[TestCase]) -> list[int]:
     return sorted(range(len(tests)), key=lambda i: tests[i].truncated)
 
 
-def run_hidden(task: Task, code: str, runner: Runner, *, stop_at_first_failure: bool) -> HiddenRun:
+def run_hidden(
+    task: Task, code: str, runner: Executor, *, stop_at_first_failure: bool
+) -> HiddenRun:
     order = clean_first(task.hidden_tests)
     start = time.monotonic()
     report = runner.run(
@@ -126,7 +116,7 @@ def attempt_row(
 def validate_attempts(
     attempts: pd.DataFrame,
     tasks: Sequence[Task],
-    runner: Runner,
+    runner: Executor,
     *,
     stop_at_first_failure: bool = False,
     progress: Progress | None = None,

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from ramp.analysis.hidden import Runner
+from ramp.execution.executor import Executor
 from ramp.tasks import Task, TestCase
 
 ORACLE_PROGRAM_COLUMNS = ["problem_id", "has_oracle", "n_candidates", "code", "source_model",
@@ -95,7 +95,7 @@ def generated_tests(tests: pd.DataFrame) -> dict[str, tuple[TestCase, ...]]:
 
 
 def check_tests_on_oracles(
-    tests: pd.DataFrame, programs: pd.DataFrame, tasks: Sequence[Task], runner: Runner
+    tests: pd.DataFrame, programs: pd.DataFrame, tasks: Sequence[Task], runner: Executor
 ) -> pd.DataFrame:
     """Run each task's generated tests on its problem's oracle: task_id, n_tests, n_passed."""
     by_id = {t.task_id: t for t in tasks}

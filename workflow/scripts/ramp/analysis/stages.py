@@ -12,11 +12,12 @@ from pathlib import Path
 import pandas as pd
 
 from ramp.analysis.costs import cost_table
-from ramp.analysis.hidden import Progress, Runner, validate_attempts
+from ramp.analysis.hidden import Progress, validate_attempts
 from ramp.analysis.oracle import check_tests_on_oracles, classify_run, oracle_programs
 from ramp.analysis.paths import run_key
 from ramp.analysis.scores import scores_table, status_by_iteration, task_scores
 from ramp.analysis.transitions import transitions
+from ramp.execution.executor import Executor
 from ramp.io import write_parquet
 from ramp.tables import read_tasks
 
@@ -36,7 +37,7 @@ def score_hidden(
     attempts: PathLike,
     hidden_out: PathLike,
     hidden_attempts_out: PathLike,
-    runner: Runner,
+    runner: Executor,
     *,
     stop_at_first_failure: bool = False,
     progress: Progress | None = None,
@@ -85,7 +86,7 @@ def score_run(
 def oracle(
     tasks: PathLike,
     run_dirs: Sequence[PathLike],
-    runner: Runner,
+    runner: Executor,
     oracle_out: PathLike,
     programs_out: PathLike,
     *,
