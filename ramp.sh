@@ -68,9 +68,7 @@ setup_python() {
 setup_models() {
     # Installs and verifies the embedded models named (default: those config/config.yaml uses);
     # a no-op when present.
-    if "$VENV/bin/python" -c 'import ramp.llm.embedded' 2>/dev/null; then
-        "$VENV/bin/python" -m ramp models install "$@"
-    fi
+    "$VENV/bin/python" -m ramp models install "$@"
 }
 
 setup() {

@@ -18,16 +18,11 @@ DEFAULT_SEED = 0
 
 
 def build_llm(config: Mapping[str, Any], name: str) -> LLM:
-    """The configured model ``name``, wrapped in the record/replay cache unless it is off."""
-    from ramp.llm.cache import CachedLLM
-    from ramp.llm.registry import create_llm
+    """The configured model ``name``, behind the record/replay cache unless it is off."""
+    from ramp.llm.registry import open_model
     from ramp.llm.spec import ModelsConfig
 
-    models = ModelsConfig.from_dict(config.get("models") or {})
-    llm = create_llm(models.spec(name))
-    if models.cache.mode == "off":
-        return llm
-    return CachedLLM(llm, Path(models.cache.dir), models.cache.mode)
+    return open_model(ModelsConfig.from_dict(config.get("models") or {}), name)
 
 
 def variant(config: Mapping[str, Any], name: str) -> Variant:
