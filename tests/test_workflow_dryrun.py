@@ -15,7 +15,6 @@ TINY = Path(__file__).parent / "data" / "tiny.jsonl"
 REAL = ROOT / "../shared/data/xcodeeval-apr-ruby/validation.jsonl"
 needs_real = pytest.mark.skipif(not REAL.exists(), reason="the xCodeEval data set is not here")
 OUR_RULES = ("load_tasks", "sample_tasks", "run_buggy_programs", "summarise_bugs")
-OUR_FILES = ("workflow/rules/data.smk", "workflow/rules/validation.smk")
 
 
 def snakemake(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -57,17 +56,11 @@ def test_dry_run_numbered_subset() -> None:
 
 
 @pytest.mark.slow
-def test_lint_has_nothing_on_our_rules() -> None:
+def test_lint_is_clean() -> None:
     result = snakemake("--lint")
     text = result.stdout + result.stderr
-    sections = re.split(r"^Lints for ", text, flags=re.MULTILINE)[1:]
-    ours = [
-        s.splitlines()[0]
-        for s in sections
-        if any(f"rule {r} " in s.splitlines()[0] for r in OUR_RULES)
-        or any(f in s.splitlines()[0] for f in OUR_FILES)
-    ]
-    assert ours == []
+    assert re.findall(r"^Lints for .*$", text, flags=re.MULTILINE) == []
+    assert "your workflow is in a good condition" in text
 
 
 @pytest.mark.slow

@@ -9,14 +9,11 @@ wildcard_constraints:
     t=r"[1-9][0-9]*",
 
 
-RUN = "results/runs/{model}/{variant}/{subset}"
-
-
 rule reflect:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        reflections=RUN + "/reflections.parquet",
+        reflections="results/runs/{model}/{variant}/{subset}/reflections.parquet",
     log:
         "logs/runs/{model}/{variant}/{subset}/reflect.log",
     message:
@@ -34,7 +31,7 @@ rule design_tests:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        tests=RUN + "/tests.parquet",
+        tests="results/runs/{model}/{variant}/{subset}/tests.parquet",
     log:
         "logs/runs/{model}/{variant}/{subset}/design_tests.log",
     message:
@@ -48,22 +45,11 @@ rule design_tests:
         "../scripts/design_tests.py"
 
 
-def iteration_inputs(wildcards):
-    run = run_dir(wildcards)
-    t = int(wildcards.t)
-    previous = f"{run}/reflections.parquet" if t == 1 else f"{run}/iterations/{t - 1}.parquet"
-    return {
-        "tasks": f"results/tasks/{wildcards.subset}.parquet",
-        "tests": f"{run}/tests.parquet",
-        "previous": previous,
-    }
-
-
 rule repair_iteration:
     input:
         unpack(iteration_inputs),
     output:
-        attempts=RUN + "/iterations/{t}.parquet",
+        attempts="results/runs/{model}/{variant}/{subset}/iterations/{t}.parquet",
     log:
         "logs/runs/{model}/{variant}/{subset}/iteration_{t}.log",
     message:
@@ -83,7 +69,7 @@ rule collect_attempts:
             f"{run_dir(w)}/iterations/{t}.parquet" for t in range(1, iterations_of(w.variant) + 1)
         ],
     output:
-        attempts=RUN + "/attempts.parquet",
+        attempts="results/runs/{model}/{variant}/{subset}/attempts.parquet",
     log:
         "logs/runs/{model}/{variant}/{subset}/collect.log",
     message:

@@ -1,4 +1,4 @@
-# Helpers shared by the rule files: what `all` builds, and where artifacts live.
+# Helpers shared by the other .smk files: what `all` builds, and where artifacts live.
 
 SUBSETS = [str(s) for s in config["subsets"]]
 STUDY = config.get("study", {})
@@ -20,6 +20,17 @@ def iterations_of(variant):
 def run_dir(w):
     """results/runs/{model}/{variant}/{subset} for a job's wildcards."""
     return f"results/runs/{w.model}/{w.variant}/{w.subset}"
+
+
+def iteration_inputs(wildcards):
+    run = run_dir(wildcards)
+    t = int(wildcards.t)
+    previous = f"{run}/reflections.parquet" if t == 1 else f"{run}/iterations/{t - 1}.parquet"
+    return {
+        "tasks": f"results/tasks/{wildcards.subset}.parquet",
+        "tests": f"{run}/tests.parquet",
+        "previous": previous,
+    }
 
 
 def study_runs(subset):

@@ -5,10 +5,10 @@
 rule score_hidden:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts=RUN + "/attempts.parquet",
+        attempts="results/runs/{model}/{variant}/{subset}/attempts.parquet",
     output:
-        hidden=RUN + "/hidden.parquet",
-        hidden_attempts=RUN + "/hidden_attempts.parquet",
+        hidden="results/runs/{model}/{variant}/{subset}/hidden.parquet",
+        hidden_attempts="results/runs/{model}/{variant}/{subset}/hidden_attempts.parquet",
     log:
         "logs/runs/{model}/{variant}/{subset}/score_hidden.log",
     message:
@@ -27,17 +27,17 @@ rule score_hidden:
 rule score_run:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts=RUN + "/attempts.parquet",
-        reflections=RUN + "/reflections.parquet",
-        tests=RUN + "/tests.parquet",
+        attempts="results/runs/{model}/{variant}/{subset}/attempts.parquet",
+        reflections="results/runs/{model}/{variant}/{subset}/reflections.parquet",
+        tests="results/runs/{model}/{variant}/{subset}/tests.parquet",
         hidden=rules.score_hidden.output.hidden,
         hidden_attempts=rules.score_hidden.output.hidden_attempts,
         bug_runs="results/bugs/{subset}/hidden_runs.parquet",
     output:
-        scores=RUN + "/scores.parquet",
-        task_scores=RUN + "/task_scores.parquet",
-        transitions=RUN + "/transitions.parquet",
-        costs=RUN + "/costs.parquet",
+        scores="results/runs/{model}/{variant}/{subset}/scores.parquet",
+        task_scores="results/runs/{model}/{variant}/{subset}/task_scores.parquet",
+        transitions="results/runs/{model}/{variant}/{subset}/transitions.parquet",
+        costs="results/runs/{model}/{variant}/{subset}/costs.parquet",
     log:
         "logs/runs/{model}/{variant}/{subset}/score_run.log",
     message:
