@@ -47,18 +47,20 @@ def model_runs_here() -> bool:
     return True
 
 
-def tiny_study(path: Path) -> tuple[Path, str]:
-    """A config for 2 tasks and K=2, and the target to build.
+def tiny_study(path: Path, cache: Path, cache_mode: str) -> tuple[Path, str, bool]:
+    """A config for 2 tasks and K=2, the target to build, and whether it has model stages.
 
-    The target is the bug-validation summary (data + validation stages, about a minute). With
-    RAMP_SLURM_AGENTS=1 it is `all`, the agent stages with the 0.5B model included, where that
-    model can run here: many minutes on a 2-core machine, so not the default.
+    Where the 0.5B model runs here, the target is `all`: data, bug validation, the agent
+    stages, scoring and figures. The local run records the model's answers in ``cache``; the
+    Slurm run replays them (replay-only: a miss fails), so both runs see the same answers and
+    their artifacts must be equal. RAMP_SLURM_AGENTS=0 (or no model) keeps to the data and
+    bug-validation stages.
     """
-    agents = os.environ.get("RAMP_SLURM_AGENTS") == "1" and model_runs_here()
+    agents = os.environ.get("RAMP_SLURM_AGENTS", "1") != "0" and model_runs_here()
     overrides = {"subsets": ["2"], "study": {"variants": ["ramp"], "iterations": 2},
-                 "models": {"use": [MODEL]}}
+                 "models": {"use": [MODEL], "cache": {"mode": cache_mode, "dir": str(cache)}}}
     path.write_text(yaml.safe_dump(overrides), encoding="utf-8")
-    return path, "all" if agents else "results/bugs/2/summary.md"
+    return path, "all" if agents else "results/bugs/2/summary.md", agents
 
 
 def run_watching_squeue(cmd: list[str], cwd: Path, cluster: LocalSlurm,
@@ -84,22 +86,32 @@ def run_watching_squeue(cmd: list[str], cwd: Path, cluster: LocalSlurm,
 @pytest.mark.slurm
 def test_tiny_study_through_slurm_matches_a_local_run(slurm_cluster: LocalSlurm,
                                                       tmp_path: Path) -> None:
+    cache = tmp_path / "llm-cache"
+    local = copy_project(REPO, tmp_path / "local")
+    config, target, agents = tiny_study(tmp_path / "local.yaml", cache, "read-write")
+    done = subprocess.run([SNAKEMAKE, target, "--cores", str(slurm_cluster.node.cpus),
+                           "--configfile", str(config)],
+                          cwd=local, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-4000:]
+
     remote = copy_project(REPO, tmp_path / "slurm")
     profile_path = remote / "profiles" / "slurm" / "config.yaml"
     node = slurm_cluster.node
     fitted = fit_profile(load_profile(profile_path), node.cpus, node.memory_mb)
     write_profile(fitted, profile_path)
-    config, target = tiny_study(tmp_path / "tiny.yaml")
-    tiny = ["--configfile", str(config)]
-
+    config, target, _ = tiny_study(tmp_path / "slurm.yaml", cache, "replay-only")
     code, output, seen = run_watching_squeue(
-        [SNAKEMAKE, target, "--profile", "profiles/slurm", *tiny, *FAST_POLLING],
+        [SNAKEMAKE, target, "--profile", "profiles/slurm", "--configfile", str(config),
+         *FAST_POLLING],
         remote, slurm_cluster, tmp_path / "slurm.log")
     assert code == 0, output[-4000:]
 
     jobs = dict(SUBMITTED.findall(output))  # Slurm job id -> rule
     finished = set(FINISHED.findall(output)) - {"all"}
     assert {"load_tasks", "sample_tasks", "run_buggy_programs", "summarise_bugs"} <= finished
+    if agents:
+        assert {"reflect", "design_tests", "repair_iteration", "collect_attempts",
+                "score_hidden", "score_run", "oracle", "render_figures"} <= finished
     assert set(jobs.values()) == finished, "every rule but `all` ran as a Slurm job"
     assert seen & set(jobs), "squeue never showed one of the workflow's jobs"
 
@@ -113,14 +125,11 @@ def test_tiny_study_through_slurm_matches_a_local_run(slurm_cluster: LocalSlurm,
         gres = job.get("TresPerJob", "") + job.get("TresPerNode", "")
         assert ("gpu" in gres) == bool(wanted.get("gpu")), (rule, gres)
 
-    local = copy_project(REPO, tmp_path / "local")
-    done = subprocess.run([SNAKEMAKE, target, "--cores", str(node.cpus), *tiny], cwd=local,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-4000:]
-
     on_slurm, here = artifacts(remote / "results"), artifacts(local / "results")
     assert on_slurm.keys() == here.keys()
     assert "bugs/2/hidden_runs.parquet" in here
+    if agents:
+        assert f"runs/{MODEL}/ramp/2/iterations/2.parquet" in here
     for name, table in here.items():
         assert len(table) > 0 or name.endswith("errors.parquet"), name
         pd.testing.assert_frame_equal(on_slurm[name], table, obj=name)
