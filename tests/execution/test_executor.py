@@ -148,3 +148,35 @@ def _raw(**kw: object) -> RawRun:
 def test_classify(raw: RawRun, verdict: Verdict | None) -> None:
     runtime = ruby_runtime(gem_dirs=[])
     assert classify(raw, FAST, runtime) is verdict
+
+
+def test_transient_start_failure_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A set-up failure between fork and exec is the machine's, not the program's: retried."""
+    import subprocess
+
+    real = subprocess.Popen
+    failures = iter([subprocess.SubprocessError("Exception occurred in preexec_fn.")])
+
+    def flaky(*args, **kwargs):
+        err = next(failures, None)
+        if err is not None:
+            raise err
+        return real(*args, **kwargs)
+
+    with RubyExecutor(workers=1) as ex:
+        monkeypatch.setattr(subprocess, "Popen", flaky)
+        assert one(ex, "a, b = gets.split.map(&:to_i)\nputs a + b\n").verdict is Verdict.PASSED
+
+
+def test_persistent_start_failure_is_an_error_not_a_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import subprocess
+
+    def broken(*args, **kwargs):
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    with RubyExecutor(workers=1) as ex:
+        monkeypatch.setattr(subprocess, "Popen", broken)
+        with pytest.raises(RuntimeError, match=r"could not start .* after 3 attempts"):
+            one(ex, "puts 1\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,10 +55,8 @@ def tiny_study(tmp_path_factory) -> Path:
 
 def test_dag_has_one_job_per_iteration(tiny_study):
     plan = (tiny_study / "dry-run.txt").read_text()
-    jobs = dict(
-        line.split()[:2][::-1] for line in plan.splitlines()
-        if len(line.split()) == 2 and line.split()[1].isdigit()
-    )
+    table = plan.split("Job stats:", 1)[1]
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", table, re.MULTILINE))
     assert jobs.get("repair_iteration") == str(K)
     assert jobs.get("reflect") == "1" and jobs.get("design_tests") == "1"
 
@@ -85,7 +84,7 @@ def test_every_stage_wrote_parquet(tiny_study):
 
 def test_rerun_from_cache_is_a_no_op(tiny_study):
     """Snakemake sees nothing to do: the study resumes instead of recomputing."""
-    out = subprocess.run([str(SNAKEMAKE), "-n", "--configfile", "tiny.yaml",
+    out = subprocess.run([str(SNAKEMAKE), "-n", "--configfile", "tiny.yaml", "--",
                           f"results/runs/{MODEL}/ramp/2/attempts.parquet"],
                          cwd=tiny_study, capture_output=True, text=True)
     assert out.returncode == 0 and "Nothing to be done" in out.stdout + out.stderr

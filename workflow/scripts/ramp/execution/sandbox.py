@@ -318,16 +318,7 @@ class Sandbox:
             )
             env = {**dict(self.config.env), "HOME": inner, "TMPDIR": inner, **extra_env}
             start = time.perf_counter()
-            proc = subprocess.Popen(
-                list(argv),
-                stdin=fd_in,
-                stdout=fd_out,
-                stderr=fd_err,
-                env=env,
-                preexec_fn=plan,
-                start_new_session=True,
-                close_fds=True,
-            )
+            proc = self._spawn(argv, fd_in, fd_out, fd_err, env, plan, cg)
             wall_killed = not self._wait(proc.pid, limits.wall_s)
             if wall_killed:
                 self._kill(proc.pid, cg)
@@ -340,6 +331,46 @@ class Sandbox:
             for fd in fds:
                 os.close(fd)
             shutil.rmtree(host, ignore_errors=True)
+
+    @staticmethod
+    def _spawn(
+        argv: Sequence[str],
+        fd_in: int,
+        fd_out: int,
+        fd_err: int,
+        env: Mapping[str, str],
+        plan: _ChildPlan,
+        cg: CgroupSlot | None,
+        attempts: int = 3,
+    ) -> subprocess.Popen[bytes]:
+        """Start the child; retry when its set-up fails transiently.
+
+        Under heavy load the set-up between fork and exec (cgroup attach, setns, exec itself)
+        has been seen to fail with EAGAIN now and then; that is the machine's fault, never
+        the program's, so it is retried rather than reported as a verdict.
+        """
+        for attempt in range(1, attempts + 1):
+            try:
+                return subprocess.Popen(
+                    list(argv),
+                    stdin=fd_in,
+                    stdout=fd_out,
+                    stderr=fd_err,
+                    env=env,
+                    preexec_fn=plan,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            except (subprocess.SubprocessError, BlockingIOError) as e:
+                if cg is not None:
+                    cg.kill_all()
+                if attempt == attempts:
+                    raise RuntimeError(
+                        f"sandbox: could not start {argv[0]} after {attempts} attempts: {e}"
+                    ) from e
+                log.warning("sandbox: starting %s failed (%s); retrying", argv[0], e)
+                time.sleep(0.05 * attempt)
+        raise AssertionError("unreachable")
 
     @staticmethod
     def _wait(pid: int, timeout_s: float) -> bool:
