@@ -56,3 +56,14 @@ def test_small_model_reflection_contained_code():
     raw = answer("qwen2.5-coder-0.5b", "reflection")
     assert "```ruby" in raw
     assert "[code omitted]" in clean_reflection(raw)
+
+
+def test_small_model_inline_quoted_tests_inside_a_ruby_fence():
+    """The 0.5B once wrote its tests as `Input: "3\\n1 -2 5"` lines inside a ```ruby block
+    (examples/double-it); the quoted values are decoded, the unfinished third test dropped."""
+    parsed = parse_generated_tests(answer("qwen2.5-coder-0.5b", "tests_inline"))
+    assert [(t.kind, t.input, t.output) for t in parsed.tests[:2]] == [
+        ("basic", "3\n1 -2 5\n", "2 -4 10\n"),
+        ("edge", "100000\n1 -2 5\n", "200000 -4 100000\n"),
+    ]
+    assert parsed.dropped == ("test 3: no expected output",)

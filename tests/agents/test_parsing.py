@@ -141,3 +141,12 @@ def test_kind_defaults_by_position_and_cap():
     parsed = parse_generated_tests(body)
     assert [t.kind for t in parsed.tests] == ["basic", "basic", "edge", "edge", "large", "large"]
     assert parsed.dropped == ("2 test(s) beyond the first 6",)
+
+
+def test_inline_values_quoted_or_backticked():
+    answer = (
+        "Test 1 (basic)\nInput: \"2\\n1 2\"\nOutput: '3'\n"
+        "Test 2 (edge)\nInput: `0`\nOutput: \"0\"\n"
+    )
+    parsed = parse_generated_tests(answer)
+    assert [(t.input, t.output) for t in parsed.tests] == [("2\n1 2\n", "3\n"), ("0\n", "0\n")]

@@ -182,6 +182,20 @@ def _parse_json_tests(answer: str) -> ParsedTests | None:
     return ParsedTests(tuple(tests), tuple(dropped))
 
 
+def _inline_value(raw: str) -> str:
+    """A value written on the label's line: `x`, "x" (JSON escapes such as \\n decoded), 'x'."""
+    value = raw.strip().strip("`").strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            decoded = json.loads(value)
+        except json.JSONDecodeError:
+            return value[1:-1]
+        return decoded if isinstance(decoded, str) else value
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("\\n", "\n")
+    return value
+
+
 def _section_value(section: str, label: str) -> tuple[str | None, str]:
     """The value after ``label`` in one test's section: a fenced block or the rest of the line."""
     for m in _LABEL.finditer(section):
@@ -195,7 +209,7 @@ def _section_value(section: str, label: str) -> tuple[str | None, str]:
             if blocks and (next_label is None or 0 <= fence_at < next_label.start()):
                 return blocks[0].body, blocks[0].lang
             if len(inline) == 2 and inline[1].strip().strip("`"):
-                return inline[1].strip().strip("`") + "\n", ""
+                return _inline_value(inline[1]) + "\n", ""
             return None, ""
     return None, ""
 

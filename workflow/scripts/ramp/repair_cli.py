@@ -76,6 +76,7 @@ def main(args: argparse.Namespace) -> int:
     trace = {
         "task": task.task_id, "model": model, "variant": variant.name, "budget": budget,
         "reflection": result.reflection.text,
+        "calls": [dataclasses.asdict(c) for c in (result.reflection.call, result.tests.call) if c],
         "tests": [dataclasses.asdict(t) for t in result.tests.tests],
         "dropped_tests": list(result.tests.dropped),
         "attempts": [
