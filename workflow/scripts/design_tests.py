@@ -3,13 +3,14 @@
 from ramp import study
 from ramp.execution.executor import RubyExecutor
 from ramp.io import write_parquet
+from ramp.logs import stage_logger
 from ramp.methods.ramp import design_tests
 from ramp.prompting import PromptLibrary
 from ramp.records import tests_frame
 from ramp.tables import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-log = study.stage_logger("design_tests", smk.log[0])
+log = stage_logger("design_tests", smk.log[0])
 tasks = read_tasks(smk.input.tasks)
 variant = study.variant(smk.config, smk.wildcards.variant)
 llm = study.build_llm(smk.config, smk.wildcards.model) if variant.test_generation else None

@@ -1,17 +1,12 @@
 """Rule load_tasks: the JSONL -> results/tasks/tasks.parquet (+ the rows that did not load)."""
 
-import logging
 import sys
 
+from ramp.logs import stage_logger
 from ramp.tables import NoTasksError, build_task_table
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-logging.basicConfig(
-    level=logging.INFO,
-    format="%(message)s",
-    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
-)
-log = logging.getLogger("load_tasks")
+log = stage_logger("load_tasks", smk.log[0])
 
 try:
     result = build_task_table(

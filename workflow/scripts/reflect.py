@@ -2,13 +2,14 @@
 
 from ramp import study
 from ramp.io import write_parquet
+from ramp.logs import stage_logger
 from ramp.methods.ramp import initial_reflections
 from ramp.prompting import PromptLibrary
 from ramp.records import reflections_frame
 from ramp.tables import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-log = study.stage_logger("reflect", smk.log[0])
+log = stage_logger("reflect", smk.log[0])
 tasks = read_tasks(smk.input.tasks)
 variant = study.variant(smk.config, smk.wildcards.variant)
 llm = study.build_llm(smk.config, smk.wildcards.model) if variant.initial_reflection else None

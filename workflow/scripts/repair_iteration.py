@@ -5,6 +5,7 @@ import pandas as pd
 from ramp import study
 from ramp.execution.executor import RubyExecutor
 from ramp.io import write_parquet
+from ramp.logs import stage_logger
 from ramp.methods.ramp import iterate
 from ramp.prompting import PromptLibrary
 from ramp.records import attempts_frame, first_open_tasks, next_open_tasks
@@ -12,7 +13,7 @@ from ramp.tables import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 t = int(smk.wildcards.t)
-log = study.stage_logger(f"iteration_{t}", smk.log[0])
+log = stage_logger(f"iteration_{t}", smk.log[0])
 tasks = read_tasks(smk.input.tasks)
 tests = pd.read_parquet(smk.input.tests)
 previous = pd.read_parquet(smk.input.previous)

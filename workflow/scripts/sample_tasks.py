@@ -1,17 +1,12 @@
 """Rule sample_tasks: results/tasks/tasks.parquet -> results/tasks/{subset}.parquet."""
 
-import logging
 import sys
 
+from ramp.logs import stage_logger
 from ramp.sampling import SubsetError, band_counts, write_subset
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-logging.basicConfig(
-    level=logging.INFO,
-    format="%(message)s",
-    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
-)
-log = logging.getLogger("sample_tasks")
+log = stage_logger("sample_tasks", smk.log[0])
 
 subset = smk.wildcards.subset
 try:

@@ -1,18 +1,11 @@
 """Rule score_hidden: attempts.parquet -> hidden.parquet + hidden_attempts.parquet."""
 
-import logging
-import sys
-
 from ramp.analysis.stages import score_hidden
 from ramp.execution.executor import RubyExecutor
+from ramp.logs import stage_logger
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-logging.basicConfig(
-    level=logging.INFO,
-    format="%(message)s",
-    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
-)
-log = logging.getLogger("score_hidden")
+log = stage_logger("score_hidden", smk.log[0])
 
 
 def progress(done, total, task_id, iteration, passed):

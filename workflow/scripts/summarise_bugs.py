@@ -1,20 +1,13 @@
 """Rule summarise_bugs: hidden_runs.parquet -> summary.parquet, confusion.parquet, summary.md."""
 
-import logging
-import sys
-
 import pandas as pd
 
 from ramp.bugcheck import write_summary
+from ramp.logs import stage_logger
 from ramp.tables import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-logging.basicConfig(
-    level=logging.INFO,
-    format="%(message)s",
-    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
-)
-log = logging.getLogger("summarise_bugs")
+log = stage_logger("summarise_bugs", smk.log[0])
 
 summary = write_summary(
     pd.read_parquet(smk.input.runs),

@@ -1,19 +1,12 @@
 """Rule run_buggy_programs: a subset's tasks -> results/bugs/{subset}/hidden_runs.parquet."""
 
-import logging
-import sys
-
 from ramp.bugcheck import validate_bugs
 from ramp.execution.executor import RubyExecutor
+from ramp.logs import stage_logger
 from ramp.tables import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-logging.basicConfig(
-    level=logging.INFO,
-    format="%(message)s",
-    handlers=[logging.StreamHandler(sys.stderr), logging.FileHandler(smk.log[0], mode="w")],
-)
-log = logging.getLogger("validate_bugs")
+log = stage_logger("validate_bugs", smk.log[0])
 
 
 def progress(done, total, task, report, seconds):

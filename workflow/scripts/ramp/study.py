@@ -5,10 +5,7 @@ Stage scripts call these with Snakemake's ``config`` dict; nothing here runs at 
 
 from __future__ import annotations
 
-import logging
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from ramp.llm.base import LLM
@@ -44,19 +41,3 @@ def seed(config: Mapping[str, Any]) -> int:
 
 def workers(config: Mapping[str, Any]) -> int:
     return int((config.get("executor") or {}).get("workers", 2))
-
-
-def stage_logger(name: str, log_path: str | None) -> logging.Logger:
-    """A logger that writes to stderr and to the rule's log file."""
-    log = logging.getLogger(f"ramp.stage.{name}")
-    log.setLevel(logging.INFO)
-    log.handlers.clear()
-    fmt = logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S")
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    if log_path:
-        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-        handlers.append(logging.FileHandler(log_path, mode="w"))
-    for h in handlers:
-        h.setFormatter(fmt)
-        log.addHandler(h)
-    return log
