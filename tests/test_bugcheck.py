@@ -118,7 +118,8 @@ has_executor = importlib.util.find_spec("ramp.execution.executor") is not None
 def test_real_executor_fails_the_tiny_bugs(tmp_path: Path, tasks) -> None:
     from ramp.execution.executor import RubyExecutor
 
-    runs = validate_bugs(tasks[:2], RubyExecutor(workers=2), tmp_path / "runs.parquet")
+    with RubyExecutor(workers=2) as executor:
+        runs = validate_bugs(tasks[:2], executor, tmp_path / "runs.parquet")
     summary = summarise(runs, tasks[:2]).set_index("task_id")
     assert summary.loc["t-wrong", "first_verdict"] == "WRONG_ANSWER"
     assert summary.loc["t-crash", "first_verdict"] == "RUNTIME_ERROR"

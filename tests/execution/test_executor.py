@@ -180,3 +180,16 @@ def test_persistent_start_failure_is_an_error_not_a_verdict(
         monkeypatch.setattr(subprocess, "Popen", broken)
         with pytest.raises(RuntimeError, match=r"could not start .* after 3 attempts"):
             one(ex, "puts 1\n")
+
+
+def test_a_failing_set_up_step_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the child's set-up fails, the error says which step and why."""
+    from ramp.execution import sandbox
+
+    def refuse(res, limits):
+        raise PermissionError(1, "refused for the test")
+
+    with RubyExecutor(workers=1) as ex:
+        monkeypatch.setattr(sandbox.resource, "setrlimit", refuse)
+        with pytest.raises(RuntimeError, match=r"set-up failed at setrlimit \d+: PermissionError"):
+            one(ex, "puts 1\n")

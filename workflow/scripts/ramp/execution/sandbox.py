@@ -108,6 +108,9 @@ class Staged:
     host: Path
 
 
+SETUP_FAILED = "ramp sandbox set-up failed at "
+
+
 @dataclass(frozen=True)
 class _ChildPlan:
     """Everything the child does between fork and exec (only syscalls, no allocation-heavy code)."""
@@ -120,19 +123,41 @@ class _ChildPlan:
     uid: int | None
 
     def __call__(self) -> None:
-        pid = str(os.getpid()).encode()
-        for fd in self.procs_fds:
-            os.write(fd, pid)
-        if self.setns is not None:
-            for fd, nstype in self.ns_fds:
-                self.setns(fd, nstype)
-        os.chdir(self.cwd)
-        for res, soft, hard in self.rlimits:
-            resource.setrlimit(res, (soft, hard))
-        if self.uid is not None:
-            os.setgroups([])
-            os.setresgid(self.uid, self.uid, self.uid)
-            os.setresuid(self.uid, self.uid, self.uid)
+        step = "start"
+        try:
+            pid = str(os.getpid()).encode()
+            for fd in self.procs_fds:
+                step = f"join cgroup (fd {fd})"
+                os.write(fd, pid)
+            if self.setns is not None:
+                for fd, nstype in self.ns_fds:
+                    step = f"setns {nstype:#x}"
+                    self.setns(fd, nstype)
+            step = f"chdir {self.cwd}"
+            os.chdir(self.cwd)
+            for res, soft, hard in self.rlimits:
+                step = f"setrlimit {res}"
+                resource.setrlimit(res, (soft, hard))
+            if self.uid is not None:
+                step = f"switch to uid {self.uid}"
+                os.setgroups([])
+                os.setresgid(self.uid, self.uid, self.uid)
+                os.setresuid(self.uid, self.uid, self.uid)
+        except BaseException as e:
+            # subprocess reports only "Exception occurred in preexec_fn"; stderr (already the
+            # run's stderr file here) keeps which step failed, for the parent's error message.
+            os.write(2, f"{SETUP_FAILED}{step}: {e!r}\n".encode())
+            raise
+
+
+def _setup_failure(fd_err: int) -> str:
+    """What a failed child wrote about its set-up; the stderr file is emptied for a retry."""
+    size = os.fstat(fd_err).st_size
+    text = os.pread(fd_err, min(size, 4096), 0).decode("utf-8", "replace")
+    os.ftruncate(fd_err, 0)
+    os.lseek(fd_err, 0, os.SEEK_SET)
+    start = text.find(SETUP_FAILED)
+    return text[start:].strip() if start >= 0 else ""
 
 
 @dataclass
@@ -364,11 +389,12 @@ class Sandbox:
             except (subprocess.SubprocessError, BlockingIOError) as e:
                 if cg is not None:
                     cg.kill_all()
+                why = _setup_failure(fd_err) or str(e)
                 if attempt == attempts:
                     raise RuntimeError(
-                        f"sandbox: could not start {argv[0]} after {attempts} attempts: {e}"
+                        f"sandbox: could not start {argv[0]} after {attempts} attempts: {why}"
                     ) from e
-                log.warning("sandbox: starting %s failed (%s); retrying", argv[0], e)
+                log.warning("sandbox: starting %s failed (%s); retrying", argv[0], why)
                 time.sleep(0.05 * attempt)
         raise AssertionError("unreachable")
 
