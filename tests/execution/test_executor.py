@@ -193,3 +193,29 @@ def test_a_failing_set_up_step_is_named(monkeypatch: pytest.MonkeyPatch) -> None
         monkeypatch.setattr(sandbox.resource, "setrlimit", refuse)
         with pytest.raises(RuntimeError, match=r"set-up failed at setrlimit \d+: PermissionError"):
             one(ex, "puts 1\n")
+
+
+TORCH_THEN_RUBY = """
+import torch
+torch.set_num_threads(2)
+torch.ones(300, 300) @ torch.ones(300, 300)  # starts OpenMP's worker threads
+from ramp.execution.executor import RubyExecutor
+from ramp.tasks import Limits, TestCase
+with RubyExecutor(workers=2) as ex:
+    report = ex.run("puts gets.to_i * 2\\n", [TestCase("2\\n", ("4\\n",))] * 4, Limits(time_s=1))
+print(report.verdict)
+"""
+
+
+def test_runs_beside_a_loaded_torch() -> None:
+    """Regression: with torch's threads in the parent, forked children shared their file-system
+    attributes and setns() into the mount namespace failed (EINVAL) on every run."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    out = subprocess.run([sys.executable, "-c", TORCH_THEN_RUBY], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "PASSED"
+    assert "set-up failed" not in out.stderr

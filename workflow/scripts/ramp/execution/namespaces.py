@@ -19,6 +19,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+CLONE_FS = 0x00000200
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 
@@ -40,8 +41,15 @@ class SetNs:
     def __init__(self) -> None:
         self._libc = ctypes.CDLL(None, use_errno=True)
         self._libc.setns.argtypes = (ctypes.c_int, ctypes.c_int)
+        self._libc.unshare.argtypes = (ctypes.c_int,)
 
     def __call__(self, fd: int, nstype: int) -> None:
+        if nstype == CLONE_NEWNS and self._libc.unshare(CLONE_FS) != 0:
+            # setns() into a mount namespace fails with EINVAL while the caller shares its
+            # file-system attributes with another thread, and a forked child can have one:
+            # libraries loaded in the parent (torch, OpenMP) start threads from fork handlers.
+            err = ctypes.get_errno()
+            raise OSError(err, f"unshare(CLONE_FS): {os.strerror(err)}")
         if self._libc.setns(fd, nstype) != 0:
             err = ctypes.get_errno()
             raise OSError(err, f"setns: {os.strerror(err)}")
