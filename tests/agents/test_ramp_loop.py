@@ -154,3 +154,16 @@ def test_failing_generator_drops_its_test(task, lib, executor):
     (reason,) = result.tests.dropped
     assert reason.startswith("test 3: its input generator failed: RUNTIME_ERROR")
     assert "boom" in reason
+
+
+def test_hidden_tests_never_reach_a_prompt(task, lib, executor):
+    import dataclasses
+
+    from ramp.tasks import TestCase
+
+    secret = dataclasses.replace(task, hidden_tests=(TestCase("HIDDEN-48151623\n", ("x\n",)),))
+    agents = ScriptedAgents(reflection=["r"], test_design=[TESTS_OK],
+                            programmer=[ruby(WRONG), ruby(RIGHT)], feedback=["f"])
+    run(agents, secret, lib, executor)
+    prompts = [m.content for p in agents.llm.prompts for m in p]
+    assert prompts and not any("48151623" in text for text in prompts)
