@@ -14,7 +14,7 @@ its tasks solved.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -47,14 +47,10 @@ def status_by_iteration(
     whether the task had an attempt at exactly t (a task stops once its generated tests pass)."""
     _require(hidden_attempts, ["task_id", "iteration", "passed_generated", "passed_hidden",
                                "passed_hidden_excluding_truncated"], "hidden attempts")
-    by_task = dict(tuple(hidden_attempts.sort_values("iteration").groupby("task_id")))
+    arrays = _attempt_arrays(hidden_attempts)
     rows = []
     for task in tasks:
-        group = by_task.get(task.task_id, hidden_attempts.iloc[0:0])
-        its = group["iteration"].to_numpy()
-        gen = group["passed_generated"].to_numpy(bool)
-        hid = group["passed_hidden"].to_numpy(bool)
-        hid_x = group["passed_hidden_excluding_truncated"].to_numpy(bool)
+        its, gen, hid, hid_x = arrays(task.task_id)
         for t in range(iterations + 1):
             upto = its <= t
             returned = _returned_index(its, gen, t)
@@ -68,6 +64,26 @@ def status_by_iteration(
             })
     return pd.DataFrame(rows, columns=["task_id", "problem_id", "iteration", "attempted",
                                        *CURVE_METRICS.values()])
+
+
+def _attempt_arrays(
+    hidden_attempts: pd.DataFrame,
+) -> Callable[[str], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """task id -> its attempts in iteration order: iterations, passed generated, passed
+    hidden, passed hidden excluding truncated (empty arrays for a task with no attempt)."""
+    by_task = dict(tuple(hidden_attempts.sort_values("iteration").groupby("task_id")))
+    empty = hidden_attempts.iloc[0:0]
+
+    def arrays(task_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        group = by_task.get(task_id, empty)
+        return (
+            group["iteration"].to_numpy(),
+            group["passed_generated"].to_numpy(bool),
+            group["passed_hidden"].to_numpy(bool),
+            group["passed_hidden_excluding_truncated"].to_numpy(bool),
+        )
+
+    return arrays
 
 
 def _returned_index(its: np.ndarray, gen: np.ndarray, t: int) -> int | None:
@@ -85,13 +101,10 @@ def task_scores(
     """One row per task: the final scores and what the figures group by."""
     status = status_by_iteration(hidden_attempts, tasks, iterations)
     final = status[status["iteration"] == iterations].set_index("task_id")
-    by_task = dict(tuple(hidden_attempts.sort_values("iteration").groupby("task_id")))
+    arrays = _attempt_arrays(hidden_attempts)
     rows = []
     for task in tasks:
-        group = by_task.get(task.task_id, hidden_attempts.iloc[0:0])
-        its = group["iteration"].to_numpy()
-        gen = group["passed_generated"].to_numpy(bool)
-        hid = group["passed_hidden"].to_numpy(bool)
+        its, gen, hid, _ = arrays(task.task_id)
         returned = _returned_index(its, gen, iterations)
         first_pass = int(its[hid][0]) if hid.any() else None
         last = int(its[-1]) if its.size else None
