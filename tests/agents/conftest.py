@@ -18,6 +18,15 @@ ROLE_MARKERS = {
     "careful tester": "test_design",
     "repairs buggy programs": "programmer",
     "Repair the buggy program": "programmer",
+    "automated program repair tool": "chatrepair",
+    "analyst of a small software team": "analyst",
+    "coder of a small software team": "coder",
+    "tester of a small software team": "tester",
+    "You translate Ruby programs into": "translator",
+    "programmer who fixes programs so that they solve": "repairer",
+    "programs into Ruby, keeping": "back_translator",
+    "plans repairs": "planner",
+    "implements a repair plan": "programmer",
 }
 
 

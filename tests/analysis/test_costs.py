@@ -39,3 +39,33 @@ def test_costs_per_agent_and_early_stop_saving():
     assert c.loc[("full", "total"), "seconds"] == pytest.approx(1.5 + 2.5 + 6 + 1 + 3 + 5)
     assert c.loc[("full", "total"), "peak_memory_mb"] == 25.0
     assert c.loc[("early_stop", "total"), "seconds"] < c.loc[("full", "total"), "seconds"]
+
+
+def test_a_baselines_other_roles_get_their_own_rows(tmp_path):
+    """Planner/tester/translator calls (the other_calls lists) are counted per role, through
+    a Parquet round trip, and enter the total; RAMP tables without the column still work."""
+    from ramp.io import write_parquet
+
+    tasks = [make_task("a", "P")]
+    other = [{"role": "planner", "prompt": "p", "response": "r", "prompt_tokens": 40,
+              "completion_tokens": 10, "seconds": 1.0}]
+    attempts = pd.DataFrame([
+        {"task_id": "a", "iteration": t, "code": "x", "exec_seconds": 0.5,
+         **_role("programmer", "p", 100, 2.0), **_role("feedback", "", 0, 0.0),
+         "other_calls": other * t}
+        for t in (1, 2)
+    ])
+    write_parquet(attempts, tmp_path / "a.parquet")
+    attempts = pd.read_parquet(tmp_path / "a.parquet")
+    validated = hidden_attempts([("a", 1, False, False), ("a", 2, True, True)])
+    validated = validated.assign(has_code=True, hidden_seconds=[1.0, 1.0],
+                                 hidden_peak_memory_mb=[20.0, 20.0])
+    empty = pd.DataFrame([{"task_id": "a", **_role("reflection", "", 0, 0.0),
+                           **_role("test_design", "", 0, 0.0)}])
+    per_task = task_scores(validated, tasks, 2)
+    c = cost_table(attempts, empty, empty, validated, per_task).set_index(["policy", "stage"])
+    assert c.loc[("full", "planner"), "calls"] == 3
+    assert c.loc[("full", "planner"), "prompt_tokens"] == 120
+    assert c.loc[("full", "total"), "seconds"] == pytest.approx(3 * 1.0 + 2 * 2.0 + 1.0 + 1.0)
+    legacy = cost_table(attempts.drop(columns="other_calls"), empty, empty, validated, per_task)
+    assert "planner" not in set(legacy.stage)

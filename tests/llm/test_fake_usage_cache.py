@@ -115,3 +115,35 @@ def test_corrupt_cache_entry_is_a_clear_error(tmp_path):
     path.write_text("{not json")
     with pytest.raises(LLMError, match="corrupt cache entry"):
         cached.complete([P1], SamplingParams())
+
+
+def test_an_interrupted_batch_keeps_every_finished_chunk(tmp_path):
+    """The model dies on the 3rd prompt of 4: the first two are recorded, and the rerun asks
+    the model only for the last two (resume inside a stage)."""
+    answers = iter(["a", "b"])
+
+    def flaky(prompt):
+        try:
+            return next(answers)
+        except StopIteration:
+            raise RuntimeError("killed") from None
+
+    prompts = [messages(("user", f"q{i}")) for i in range(4)]
+    with pytest.raises(RuntimeError, match="killed"):
+        CachedLLM(FakeLLM(respond=flaky), tmp_path).complete(prompts, SamplingParams())
+    second = FakeLLM(["c", "d"])
+    cached = CachedLLM(second, tmp_path, chunk_size=1)
+    assert [c.text for c in cached.complete(prompts, SamplingParams())] == ["a", "b", "c", "d"]
+    assert cached.hits == 2 and [p[0].content for p in second.prompts] == ["q2", "q3"]
+    assert second.batches == 2  # one model call per chunk of 1
+
+
+def test_chunks_follow_the_backends_batch(tmp_path):
+    inner = FakeLLM(respond=lambda p: p[0].content.upper())
+    cached = CachedLLM(inner, tmp_path, chunk_size=3)
+    prompts = [messages(("user", f"q{i}")) for i in range(7)]
+    texts = [c.text for c in cached.complete(prompts, SamplingParams())]
+    assert texts == [f"Q{i}" for i in range(7)]
+    assert inner.batches == 3
+    with pytest.raises(ValueError, match="chunk_size"):
+        CachedLLM(inner, tmp_path, chunk_size=0)

@@ -1,6 +1,7 @@
 # RAMP's agent stages (paper section 3.1), fanned out over {model} x {variant} x {subset}:
 # reflection (e0) and test generation once per run, then one job per repair iteration t = 1..K.
 # Model stages batch every open task's prompt into one call, so one (GPU) job serves many tasks.
+# The baselines of Table 1 (variants whose `method` is not ramp) run in one job, run_method.
 
 
 wildcard_constraints:
@@ -10,6 +11,8 @@ wildcard_constraints:
 
 
 rule reflect:
+    wildcard_constraints:
+        variant=RAMP_VARIANTS,
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
@@ -28,6 +31,8 @@ rule reflect:
 
 
 rule design_tests:
+    wildcard_constraints:
+        variant=RAMP_VARIANTS,
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
@@ -46,6 +51,8 @@ rule design_tests:
 
 
 rule repair_iteration:
+    wildcard_constraints:
+        variant=RAMP_VARIANTS,
     input:
         unpack(iteration_inputs),
     output:
@@ -65,9 +72,7 @@ rule repair_iteration:
 
 rule collect_attempts:
     input:
-        lambda w: [
-            f"{run_dir(w)}/iterations/{t}.parquet" for t in range(1, iterations_of(w.variant) + 1)
-        ],
+        attempts_inputs,
     output:
         attempts="results/runs/{model}/{variant}/{subset}/attempts.parquet",
     log:
@@ -78,3 +83,25 @@ rule collect_attempts:
         "../../envs/executor.yaml"
     script:
         "../scripts/collect_attempts.py"
+
+
+rule run_method:
+    wildcard_constraints:
+        variant=BASELINE_VARIANTS,
+    input:
+        tasks=rules.sample_tasks.output.tasks,
+    output:
+        attempts="results/runs/{model}/{variant}/{subset}/method_attempts.parquet",
+        reflections="results/runs/{model}/{variant}/{subset}/reflections.parquet",
+        tests="results/runs/{model}/{variant}/{subset}/tests.parquet",
+    log:
+        "logs/runs/{model}/{variant}/{subset}/run_method.log",
+    message:
+        "Baseline {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
+    threads: max(MODEL_THREADS, EXECUTOR_WORKERS)
+    resources:
+        model_stage=1,
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/run_method.py"

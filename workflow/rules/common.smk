@@ -1,5 +1,7 @@
 # Helpers shared by the other .smk files: what `all` builds, and where artifacts live.
 
+import re
+
 SUBSETS = [str(s) for s in config["subsets"]]
 STUDY = config.get("study", {})
 MODELS = (config.get("models") or {}).get("use", [])
@@ -9,6 +11,28 @@ ITERATIONS = int(STUDY.get("iterations", 11))
 # at a time instead of fighting over the cores.
 MODEL_THREADS = int(STUDY.get("model_threads", 2))
 EXECUTOR_WORKERS = int(config.get("executor", {}).get("workers", 2))
+
+
+def method_of(variant):
+    """The method a variant runs: ``ramp`` (its agent stages) or a baseline (one job)."""
+    return (config.get("variants") or {}).get(variant, {}).get("method", "ramp")
+
+
+def _one_of(names):
+    """A wildcard regex matching exactly these names (never matching when there are none)."""
+    return "|".join(re.escape(n) for n in names) if names else "(?!)"
+
+
+# RAMP's stages build only RAMP-method variants; run_method builds the baselines.
+RAMP_VARIANTS = _one_of([v for v in (config.get("variants") or {}) if method_of(v) == "ramp"])
+BASELINE_VARIANTS = _one_of([v for v in (config.get("variants") or {}) if method_of(v) != "ramp"])
+
+
+def attempts_inputs(w):
+    """What collect_attempts gathers: RAMP's per-iteration tables or a baseline's one table."""
+    if method_of(w.variant) != "ramp":
+        return [f"{run_dir(w)}/method_attempts.parquet"]
+    return [f"{run_dir(w)}/iterations/{t}.parquet" for t in range(1, iterations_of(w.variant) + 1)]
 
 
 def iterations_of(variant):

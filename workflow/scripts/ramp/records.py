@@ -65,7 +65,11 @@ ATTEMPT_COLUMNS = [
     "n_tests", "n_passed", "verdicts", "compile_error", "traces", "passed_generated",
     "next_reflection", "exec_seconds",
     *(f"programmer_{f}" for f in CALL_FIELDS), *(f"feedback_{f}" for f in CALL_FIELDS),
+    "other_calls",
 ]
+# The calls of roles other than the Programmer and the Feedback Integrator (a baseline's
+# planner, analyst, tester or translator): a list of {role, prompt, response, ...} per row.
+PRIMARY_ROLES = ("programmer", "feedback")
 
 
 # Fixed dtypes, so that an iteration with no open task still writes the same schema.
@@ -81,7 +85,13 @@ ATTEMPT_DTYPES = {
 def attempts_frame(items: Iterable[Attempt]) -> pd.DataFrame:
     rows = []
     for a in items:
-        calls = {c.role: c for c in a.calls}
+        calls: dict[str, Call] = {}
+        others = []
+        for c in a.calls:
+            if c.role in PRIMARY_ROLES and c.role not in calls:
+                calls[c.role] = c
+            else:
+                others.append({"role": c.role, **{f: getattr(c, f) for f in CALL_FIELDS}})
         verdicts = list(a.verdicts)
         rows.append({
             "task_id": a.task_id, "iteration": a.iteration, "reflection_in": a.reflection_in,
@@ -93,6 +103,7 @@ def attempts_frame(items: Iterable[Attempt]) -> pd.DataFrame:
             "next_reflection": a.next_reflection, "exec_seconds": a.exec_seconds,
             **_call_columns("programmer", calls.get("programmer")),
             **_call_columns("feedback", calls.get("feedback")),
+            "other_calls": others,
         })
     return pd.DataFrame(rows, columns=ATTEMPT_COLUMNS).astype(ATTEMPT_DTYPES)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ramp.llm.base import SamplingParams
 
-PROGRAMMER_STYLES = ("cot", "scot", "zero_shot")
+PROGRAMMER_STYLES = ("cot", "scot", "zero_shot", "few_shot")
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Variant:
 
     name: str = "ramp"
     method: str = "ramp"
-    """Which method runs (``ramp`` or a baseline registered in ramp.methods)."""
+    """Which method runs: ``ramp`` (its stages) or a baseline of ramp.methods.BASELINES."""
     test_generation: bool = True
     """Test Designer writes guiding tests; off: no execution feedback at all (Table 2)."""
     initial_reflection: bool = True
@@ -33,9 +33,15 @@ class Variant:
     """``direct`` error reasoning or ``spec`` (specification inference)."""
     programmer_style: str = "cot"
     """Programmer prompt, ``prompts/programmer/<style>.j2``: ``cot`` few-shot chain of thought,
-    ``scot`` structured chain of thought (Table 4), ``zero_shot`` (the Zero-Shot baseline)."""
+    ``scot`` structured chain of thought (Table 4), ``zero_shot`` / ``few_shot`` (the
+    Zero-Shot and Few-Shot baselines: one call, without / with one worked example)."""
     max_iterations: int = 0
     """Iterations this variant may use; 0 = the study's budget K (Zero-Shot: 1)."""
+    target_language: str = "python"
+    """LANTERN-style: the language the program is translated to and repaired in."""
+    alternatives: bool = True
+    """ChatRepair: once a patch passes the sample tests, spend the remaining turns asking for
+    alternative patches, as the original does (off: stop at the first plausible patch)."""
     include_io_spec: bool = True
     include_limits: bool = True
     include_samples: bool = False
@@ -55,6 +61,13 @@ class Variant:
             raise ValueError(
                 f"variant {self.name!r}: programmer_style must be one of "
                 f"{', '.join(PROGRAMMER_STYLES)}, not {self.programmer_style!r}"
+            )
+        from ramp.methods import METHODS
+
+        if self.method not in METHODS:
+            raise ValueError(
+                f"variant {self.name!r}: method must be one of {', '.join(METHODS)}, "
+                f"not {self.method!r}"
             )
         if self.max_iterations < 0:
             raise ValueError(f"variant {self.name!r}: max_iterations must be >= 0")

@@ -26,6 +26,25 @@ def _calls(df: pd.DataFrame, role: str, stage: str, policy: str) -> dict:
     }
 
 
+def _other_calls(df: pd.DataFrame, policy: str) -> list[dict]:
+    """One row per role of the ``other_calls`` lists (a baseline's planner, tester, ...)."""
+    if "other_calls" not in df.columns or not len(df):
+        return []
+    calls = [c for cs in df["other_calls"] if cs is not None for c in cs]
+    if not calls:
+        return []
+    table = pd.DataFrame(list(calls))
+    rows = []
+    for role, group in table.groupby("role", sort=True):
+        rows.append({
+            "policy": policy, "stage": str(role), "calls": len(group),
+            "prompt_tokens": int(group["prompt_tokens"].sum()),
+            "completion_tokens": int(group["completion_tokens"].sum()),
+            "seconds": float(group["seconds"].sum()), "peak_memory_mb": None,
+        })
+    return rows
+
+
 def _hidden(validated: pd.DataFrame, policy: str) -> dict:
     ran = validated[validated["has_code"]]
     memory = ran["hidden_peak_memory_mb"].dropna()
@@ -58,6 +77,7 @@ def cost_table(
         rows.append(_calls(tests, "test_design", "test_designer", policy))
         rows.append(_calls(kept, "programmer", "programmer", policy))
         rows.append(_calls(kept, "feedback", "feedback_integrator", policy))
+        rows.extend(_other_calls(kept, policy))
         rows.append({"policy": policy, "stage": "test_executor",
                      "calls": int((kept["code"].fillna("").astype(str).str.strip() != "").sum()),
                      "prompt_tokens": 0, "completion_tokens": 0,

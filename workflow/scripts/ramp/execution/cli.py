@@ -1,4 +1,5 @@
-"""`ramp run PROGRAM.rb --tests TESTS.jsonl`: run one program on tests in the sandbox.
+"""`ramp run PROGRAM --tests TESTS.jsonl [--lang ruby|python]`: run one program on tests in
+the sandbox.
 
 TESTS.jsonl holds one test a line: {"input": str, "output": str | [str, ...]} ("outputs" is
 accepted too). Exit status: 0 all tests pass, 1 some fail, 2 bad input.
@@ -13,8 +14,9 @@ import sys
 from pathlib import Path
 
 from ..tasks import Limits, RunReport, TestCase
+from .runtime import RUNTIMES, runtime_named
 
-HELP = "run a Ruby program on JSONL tests in the sandbox and judge it"
+HELP = "run a Ruby or Python program on JSONL tests in the sandbox and judge it"
 
 
 class BadInput(ValueError):
@@ -56,7 +58,10 @@ def read_tests(path: Path) -> list[TestCase]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", type=Path, help="the Ruby source file")
+    parser.add_argument("program", type=Path, help="the source file")
+    parser.add_argument(
+        "--lang", choices=sorted(RUNTIMES), default="ruby", help="the program's language"
+    )
     parser.add_argument("--tests", type=Path, required=True, help="JSONL file of tests")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--time-limit", type=float, default=2.0, help="CPU seconds per test")
@@ -103,13 +108,17 @@ def main(args: argparse.Namespace) -> int:
         tests = read_tests(args.tests)
         if args.time_limit <= 0 or args.memory_mb <= 0 or args.workers < 1:
             raise BadInput("--time-limit, --memory-mb and --workers must be positive")
+        try:
+            runtime = runtime_named(args.lang)
+        except (FileNotFoundError, ValueError) as e:
+            raise BadInput(f"--lang {args.lang}: {e}") from None
     except BadInput as e:
         print(f"ramp run: {e}", file=sys.stderr)
         return 2
-    from .executor import RubyExecutor  # probes cgroups and namespaces: only when running
+    from .executor import SandboxExecutor  # probes cgroups and namespaces: only when running
 
     limits = Limits(time_s=args.time_limit, memory_mb=args.memory_mb)
-    with RubyExecutor(workers=args.workers) as executor:
+    with SandboxExecutor(workers=args.workers, runtime=runtime) as executor:
         report = executor.run(
             program, tests, limits, stop_at_first_failure=args.stop_at_first_failure
         )

@@ -100,7 +100,7 @@ class RubyExecutor:
         return self.sandbox.isolation
 
     def check(self, source_path: str) -> str:
-        """Ruby's message if the program does not compile, else ''."""
+        """The runtime's message if the program does not compile, else ''."""
         raw = self.sandbox.execute(self.runtime.check_command(source_path), b"", CHECK_LIMITS)
         if raw.exit_code == 0:
             return ""
@@ -195,3 +195,7 @@ class RubyExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+SandboxExecutor = RubyExecutor
+"""The language-neutral name: ``SandboxExecutor(runtime=python_runtime())`` runs Python."""

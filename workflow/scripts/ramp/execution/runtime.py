@@ -2,14 +2,14 @@
 
 The sandbox knows nothing about Ruby; a runtime is two command lines with a ``{source}``
 placeholder plus the few facts a verdict needs (which stderr text means "out of memory").
-Python programs will get a second runtime of the same shape.
+``RUNTIMES`` maps a language name to the function that builds its runtime.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 SOURCE = "{source}"
@@ -26,6 +26,22 @@ _RUBY_GEM_DIRS = (
     "Gem::Specification.reject { |s| s.default_gem? || s.name == 'rubygems-update' }"
     ".flat_map(&:full_require_paths).uniq.each { |d| puts d if File.directory?(d) }"
 )
+
+# Compiles without running (compile() never executes the module) and prints what Python itself
+# would print for the error, less the "Traceback" lines: file, line, caret and message.
+# RecursionError/MemoryError: a source nested too deeply to compile would fail to run too.
+_PYTHON_CHECK = (
+    "import sys, os, traceback\n"
+    "path = sys.argv[1]\n"
+    "try:\n"
+    "    compile(open(path, 'rb').read(), os.path.basename(path), 'exec', dont_inherit=True)\n"
+    "except (SyntaxError, ValueError, RecursionError, MemoryError) as e:\n"
+    "    sys.stderr.write(''.join(traceback.format_exception_only(type(e), e)))\n"
+    "    sys.exit(1)\n"
+)
+# Where programs look for executables (the sandbox's PATH): an interpreter is resolved here,
+# not on ours, so that a shim in a private home (pyenv's, under /root) is never chosen.
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 @dataclass(frozen=True)
@@ -72,3 +88,36 @@ def ruby_runtime(ruby: str = "ruby", gem_dirs: Sequence[str] | None = None) -> R
         check_argv=(exe, "--disable-gems", "-e", _RUBY_CHECK, SOURCE),
         memory_markers=("failed to allocate memory", "nomemoryerror"),
     )
+
+
+def python_runtime(python: str = "python3", path: str = SYSTEM_PATH) -> Runtime:
+    """The system Python, isolated: ``-I`` (no environment, no user site, no script dir on
+    sys.path), ``-S`` (no site import: a third faster start; the standard library stays
+    importable) and ``-B`` (no .pyc written, the program's directory is read-only anyway).
+
+    ``python`` is looked up on ``path`` (the sandbox's PATH) unless it contains a slash.
+    """
+    exe = shutil.which(python, path=path)
+    if exe is None:
+        raise FileNotFoundError(f"Python interpreter not found: {python} (searched {path})")
+    flags = ("-I", "-S", "-B")
+    return Runtime(
+        name="python",
+        source_name="main.py",
+        run_argv=(exe, *flags, SOURCE),
+        check_argv=(exe, *flags, "-c", _PYTHON_CHECK, SOURCE),
+        memory_markers=("memoryerror", "cannot allocate memory"),
+    )
+
+
+RUNTIMES: dict[str, Callable[[], Runtime]] = {"ruby": ruby_runtime, "python": python_runtime}
+"""Language name -> the function that builds its runtime with the defaults."""
+
+
+def runtime_named(name: str) -> Runtime:
+    """The runtime of language ``name`` (as in ``RUNTIMES``), built with its defaults."""
+    factory = RUNTIMES.get(name)
+    if factory is None:
+        known = ", ".join(sorted(RUNTIMES))
+        raise ValueError(f"unknown language {name!r}: known languages are {known}")
+    return factory()

@@ -10,12 +10,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from ramp.io import write_text
 from ramp.llm.base import LLM, Completion, LLMError, Prompt, SamplingParams
 from ramp.llm.spec import CACHE_MODES
+
+log = logging.getLogger(__name__)
 
 _KEY_VERSION = 1  # bump when the key's recipe changes, so old entries are never misread
 
@@ -33,11 +37,20 @@ def cache_key(model_id: str, prompt: Prompt, params: SamplingParams) -> str:
 
 class CachedLLM:
     """Wraps ``inner``; ``mode`` is ``read-write`` (hits served, misses recorded),
-    ``replay-only`` (a miss is an error naming model and key) or ``off`` (pass-through)."""
+    ``replay-only`` (a miss is an error naming model and key) or ``off`` (pass-through).
 
-    def __init__(self, inner: LLM, directory: Path, mode: str = "read-write") -> None:
+    Misses go to the model ``chunk_size`` prompts at a time (the backend's own batch) and each
+    chunk is recorded as soon as it is done, so an interrupted stage loses at most one chunk
+    and its rerun replays the rest; progress is logged per chunk."""
+
+    def __init__(
+        self, inner: LLM, directory: Path, mode: str = "read-write", *, chunk_size: int = 1
+    ) -> None:
         if mode not in CACHE_MODES:
             raise ValueError(f"cache mode {mode!r} is not one of {', '.join(CACHE_MODES)}")
+        if chunk_size < 1:
+            raise ValueError(f"cache chunk_size must be >= 1, not {chunk_size}")
+        self.chunk_size = chunk_size
         self.inner = inner
         self.directory = Path(directory)
         self.mode = mode
@@ -74,9 +87,11 @@ class CachedLLM:
                 f"replay-only cache miss for model {self.model_id}: key {keys[todo[0]]} "
                 f"({len(todo)} of {len(prompts)} prompts not recorded under {self.directory})"
             )
-        if todo:
-            fresh = self.inner.complete([prompts[i] for i in todo], params)
-            for i, completion in zip(todo, fresh, strict=True):
+        start = time.perf_counter()
+        for n in range(0, len(todo), self.chunk_size):
+            chunk = todo[n : n + self.chunk_size]
+            fresh = self.inner.complete([prompts[i] for i in chunk], params)
+            for i, completion in zip(chunk, fresh, strict=True):
                 found[i] = completion
                 entry = {
                     "model_id": self.model_id,
@@ -84,4 +99,8 @@ class CachedLLM:
                     "completion": dataclasses.asdict(completion),
                 }
                 write_text(self.path_of(keys[i]), json.dumps(entry, ensure_ascii=False))
+            if len(todo) > len(chunk):
+                done = n + len(chunk)
+                log.info("model calls: %d/%d new done, %d replayed from the cache (%.0f s)",
+                         done, len(todo), len(prompts) - len(todo), time.perf_counter() - start)
         return [c for c in found if c is not None]

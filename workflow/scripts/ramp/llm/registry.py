@@ -16,6 +16,14 @@ BACKENDS: dict[str, str] = {
 }
 
 
+# How many prompts a backend takes at once to good effect (the cache records after each such
+# chunk): a GPU batch, a server's concurrency; llama.cpp generates one prompt at a time.
+CHUNK_OF = {
+    "transformers": lambda spec: spec.batch_size,
+    "openai": lambda spec: spec.concurrency,
+}
+
+
 def backend_class(name: str) -> type:
     try:
         target = BACKENDS[name]
@@ -44,4 +52,6 @@ def open_model(config: ModelsConfig, name: str, *, root: Path = Path(".")) -> LL
     llm = create_llm(config.spec(name))
     if config.cache.mode == "off":
         return llm
-    return CachedLLM(llm, root / config.cache.dir, config.cache.mode)
+    spec = config.spec(name)
+    return CachedLLM(llm, root / config.cache.dir, config.cache.mode,
+                     chunk_size=CHUNK_OF.get(spec.backend, lambda s: 1)(spec))

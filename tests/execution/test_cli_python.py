@@ -1,0 +1,71 @@
+"""`python -m ramp run --lang python`: the option picks the runtime, Ruby stays the default."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def ramp_run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ramp", "run", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def tests_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tests.jsonl"
+    lines = [
+        {"input": "1 2\n", "output": "3"},
+        {"input": "2 2\n", "outputs": ["5", "4"]},
+        {"input": "0 0\n", "output": ["0"]},
+    ]
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    return path
+
+
+def test_python_program_passes(tests_file: Path, tmp_path: Path) -> None:
+    program = tmp_path / "add.py"
+    program.write_text("a, b = map(int, input().split())\nprint(a + b)\n")
+    done = ramp_run(program, "--tests", tests_file, "--lang", "python")
+    assert done.returncode == 0, done.stderr
+    assert "3/3 passed" in done.stdout and "PASSED" in done.stdout
+
+
+def test_python_failures_in_json(tests_file: Path, tmp_path: Path) -> None:
+    program = tmp_path / "wrong.py"
+    program.write_text("import sys\nif input() == '0 0':\n    sys.exit(3)\nprint(3)\n")
+    done = ramp_run(program, "--tests", tests_file, "--lang", "python", "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    verdicts = [r["verdict"] for r in report["results"]]
+    assert verdicts == ["PASSED", "WRONG_ANSWER", "RUNTIME_ERROR"]
+
+
+def test_lang_chooses_the_runtime(tests_file: Path, tmp_path: Path) -> None:
+    """The same Ruby source: fine by default, a Python syntax error with --lang python."""
+    program = tmp_path / "add.rb"
+    program.write_text("a, b = gets.split.map(&:to_i)\nputs a + b\n")
+    assert ramp_run(program, "--tests", tests_file).returncode == 0
+    done = ramp_run(program, "--tests", tests_file, "--lang", "python", "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "COMPILATION_ERROR"
+    assert 'File "main.py", line 1' in report["compile_error"]
+    assert "SyntaxError" in report["compile_error"]
+
+
+def test_unknown_lang_exits_2(tests_file: Path, tmp_path: Path) -> None:
+    program = tmp_path / "x.py"
+    program.write_text("print(1)\n")
+    done = ramp_run(program, "--tests", tests_file, "--lang", "cobol")
+    assert done.returncode == 2
+    assert "invalid choice: 'cobol'" in done.stderr and "python" in done.stderr

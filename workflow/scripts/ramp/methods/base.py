@@ -1,0 +1,165 @@
+"""What every baseline method shares: its context, a check on the sample tests, the driver.
+
+RAMP runs as batch stages (one Snakemake job per iteration); a baseline runs each task's whole
+loop in one call, ``method(task, ctx) -> attempts``, and records one :class:`Attempt` per
+iteration so that the strict and cumulative curves work for every method alike:
+
+* ``code``: the candidate of that iteration (the program the method would return now);
+* ``passed_generated``: the candidate passed the method's *own* acceptance check (the problem's
+  sample tests, or a reviewer's approval); the strict score returns the first such candidate,
+  else the last one, exactly as for RAMP;
+* ``reflection_in`` / ``next_reflection``: the feedback that went into / came out of the
+  iteration (raw failing tests, a review, a plan), so a person can follow the loop in Parquet.
+
+Hidden tests never reach a method: only :func:`sample_tests` (the statement's examples) do.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from ramp.agents.traces import format_traces
+from ramp.execution.executor import Executor
+from ramp.llm.base import LLM
+from ramp.methods.ramp import Attempt, Call
+from ramp.parsing import ExtractedProgram
+from ramp.prompting import PromptLibrary
+from ramp.tasks import RunReport, Task, TestCase
+from ramp.variants import Variant
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Executors:
+    """One sandboxed executor per language, opened on first use and closed together.
+
+    ``factory(language, workers)`` builds one (the stage passes the sandboxed executor; tests
+    may pass anything with the :class:`Executor` protocol)."""
+
+    factory: Callable[[str, int], Executor]
+    workers: int = 2
+    _open: dict[str, Executor] = field(default_factory=dict)
+
+    def get(self, language: str) -> Executor:
+        if language not in self._open:
+            self._open[language] = self.factory(language, self.workers)
+        return self._open[language]
+
+    def close(self) -> None:
+        for executor in self._open.values():
+            close = getattr(executor, "close", None)
+            if close is not None:
+                close()
+        self._open.clear()
+
+
+def sandbox_executors(workers: int = 2) -> Executors:
+    """Sandboxed executors for any runtime of ramp.execution.runtime (Ruby, Python)."""
+
+    def build(language: str, n: int) -> Executor:
+        from ramp.execution.executor import RubyExecutor
+        from ramp.execution.runtime import runtime_named
+
+        return RubyExecutor(workers=n, runtime=runtime_named(language))
+
+    return Executors(build, workers)
+
+
+@dataclass(frozen=True)
+class MethodContext:
+    """Everything one task's repair needs besides the task."""
+
+    llm: LLM
+    lib: PromptLibrary
+    variant: Variant
+    executors: Executors
+    budget: int
+    seed: int = 0
+
+    @property
+    def ruby(self) -> Executor:
+        return self.executors.get("ruby")
+
+
+TaskMethod = Callable[[Task, MethodContext], Sequence[Attempt]]
+
+
+def sample_tests(task: Task) -> tuple[TestCase, ...]:
+    """The tests a baseline may run: the examples of the problem statement, nothing hidden."""
+    return tuple(task.samples)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A candidate run on some tests: the report, its failing traces, and the time it took."""
+
+    report: RunReport | None
+    traces: str
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.report is not None and self.report.passed
+
+
+def check(
+    executor: Executor, program: ExtractedProgram, tests: Sequence[TestCase], task: Task
+) -> Check:
+    """Run a parsed candidate on ``tests``; an unusable answer fails with a one-line reason."""
+    if not program.ok:
+        return Check(None, f"The answer contained no usable program ({program.detail}).", 0.0)
+    if not tests:
+        return Check(None, "", 0.0)
+    start = time.perf_counter()
+    report = executor.run(program.code, tests, task.limits)
+    seconds = time.perf_counter() - start
+    return Check(report, "" if report.passed else format_traces(tests, report), seconds)
+
+
+def attempt(
+    task: Task,
+    iteration: int,
+    program: ExtractedProgram,
+    result: Check,
+    *,
+    accepted: bool,
+    feedback_in: str,
+    feedback_out: str,
+    calls: Sequence[Call],
+) -> Attempt:
+    """One iteration's record (see the module docstring for what each field means here)."""
+    return Attempt(
+        task_id=task.task_id, iteration=iteration, reflection_in=feedback_in,
+        code=program.code, parse_status=program.status, parse_detail=program.detail,
+        report=result.report, traces=result.traces, passed_generated=accepted,
+        next_reflection=feedback_out, exec_seconds=result.seconds, calls=tuple(calls),
+    )
+
+
+@contextmanager
+def _timed(what: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    log.info("%s in %.1f s", what, time.perf_counter() - start)
+
+
+def solve_tasks(
+    method: TaskMethod, tasks: Sequence[Task], ctx: MethodContext
+) -> list[Attempt]:
+    """Run ``method`` on every task in order, logging progress; every task's attempts."""
+    out: list[Attempt] = []
+    for i, task in enumerate(tasks, 1):
+        with _timed(f"task {i}/{len(tasks)} {task.task_id} ({ctx.variant.name})"):
+            attempts = list(method(task, ctx))
+        if not attempts:
+            raise RuntimeError(f"method {ctx.variant.method!r} made no attempt on {task.task_id}")
+        out.extend(attempts)
+        solved = next((a.iteration for a in attempts if a.passed_generated), None)
+        log.info("  %d attempt(s); %s", len(attempts),
+                 f"accepted at iteration {solved}" if solved else "none accepted")
+    return out
