@@ -150,3 +150,14 @@ def test_inline_values_quoted_or_backticked():
     )
     parsed = parse_generated_tests(answer)
     assert [(t.input, t.output) for t in parsed.tests] == [("2\n1 2\n", "3\n"), ("0\n", "0\n")]
+
+
+def test_extract_python_accepts_its_usual_fence_tags():
+    for tag in ("python", "py", "python3", "Python"):
+        got = extract_program(f"Fixed:\n```{tag}\nprint(int(input()) * 2)\n```", lang="python")
+        assert got.ok and got.code == "print(int(input()) * 2)\n", tag
+
+
+def test_extract_python_rejects_a_ruby_block_as_wrong_language():
+    got = extract_program("```ruby\nputs gets.to_i * 2\n```", lang="python")
+    assert got.status == "wrong_language" and "ruby" in got.detail

@@ -21,6 +21,9 @@ _FENCE = re.compile(
 )
 
 RUBY_TAGS = {"ruby", "rb"}
+PYTHON_TAGS = {"python", "py", "python3"}
+# The fence tags that count as a language: models tag the same language several ways.
+LANG_TAGS = {"ruby": RUBY_TAGS, "python": PYTHON_TAGS}
 OTHER_LANG_TAGS = {
     "python", "py", "python3", "cpp", "c++", "c", "java", "javascript", "js", "go", "rust",
     "csharp", "c#", "kotlin", "php", "perl", "haskell", "typescript", "ts", "scala", "swift",
@@ -81,7 +84,7 @@ def extract_program(answer: str, *, lang: str = "ruby") -> ExtractedProgram:
     untagged block, else (no fences at all) nothing: prose is never run as code."""
     if not answer.strip():
         return ExtractedProgram("", "empty", "the answer is empty")
-    tags = RUBY_TAGS if lang == "ruby" else {lang}
+    tags = LANG_TAGS.get(lang, {lang})
     blocks = code_blocks(answer)
     tagged = [b for b in blocks if b.lang in tags and b.body.strip()]
     if tagged:
@@ -92,7 +95,8 @@ def extract_program(answer: str, *, lang: str = "ruby") -> ExtractedProgram:
         if lang == "ruby" and looks_like_python(body):
             return ExtractedProgram(body, "wrong_language", "the untagged block looks like Python")
         return ExtractedProgram(body, "ok")
-    other = [b for b in blocks if b.lang in OTHER_LANG_TAGS and b.body.strip()]
+    others = (OTHER_LANG_TAGS | RUBY_TAGS) - tags
+    other = [b for b in blocks if b.lang in others and b.body.strip()]
     if other:
         return ExtractedProgram(
             other[-1].body, "wrong_language", f"the code block is tagged {other[-1].lang!r}"
