@@ -7,9 +7,9 @@ STUDY = config.get("study", {})
 MODELS = (config.get("models") or {}).get("use", [])
 VARIANTS = STUDY.get("variants", [])
 ITERATIONS = int(STUDY.get("iterations", 11))
-# Cores a model job claims: at the default (2, as many as the laptop has) model jobs run one
-# at a time instead of fighting over the cores.
-MODEL_THREADS = int(STUDY.get("model_threads", 2))
+# Cores a model job claims; keep it equal to the model entry's n_threads so that Snakemake never
+# runs more model threads than cores (llama.cpp's threads spin-wait and collapse when they share).
+MODEL_THREADS = int(STUDY.get("model_threads", 1))
 EXECUTOR_WORKERS = int(config.get("executor", {}).get("workers", 2))
 
 

@@ -3,6 +3,8 @@ a reliable way to kill everything a program left behind.
 
 One cgroup pair per worker slot is created once and reused (limits rewritten, peak reset
 before each run), because mkdir/rmdir per test would cost more than the run's overhead budget.
+Under v1 one thread of the executor lives in the slot (``enter_thread``; see spawner.py), so
+that children are born inside instead of migrating; ``pids.max`` counts that thread too.
 cgroup v1 (separate ``memory`` and ``pids`` hierarchies) and v2 (one unified hierarchy) are
 both handled; where neither is writable, ``open_slot`` raises OSError and the sandbox falls
 back to rlimits.
@@ -94,6 +96,10 @@ class CgroupSlot:
                 self.memory.rmdir()
                 raise
         self._oom_before = 0
+        self._limits: tuple[int, int] | None = None
+        self._parents = parents
+        self.resident: list[int] = []
+        """Our own threads inside the slot (thread ids); never killed, counted in pids.max."""
         try:
             self.procs_fds = tuple(
                 os.open(d / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
@@ -103,22 +109,54 @@ class CgroupSlot:
             self.remove()
             raise
 
+    def enter_thread(self, tid: int) -> None:
+        """Move our thread ``tid`` into the slot (v1 only: v2 keeps a process's threads in one
+        memory cgroup); what it forks from then on starts inside."""
+        if self.version != "v1":
+            raise OSError(f"cgroup {self.version}: threads cannot join a memory cgroup alone")
+        self.resident.append(tid)
+        try:
+            for d in dict.fromkeys((self.memory, self.pids)):
+                _write(d / "tasks", tid)
+        except OSError:
+            self.leave_thread(tid)
+            raise
+
+    def leave_thread(self, tid: int) -> None:
+        """Move thread ``tid`` back to our own cgroups, so the slot can be removed."""
+        for d in dict.fromkeys(self._parents):
+            _try_write(d / "tasks", tid)
+        if tid in self.resident:
+            self.resident.remove(tid)
+
     def prepare(self, memory_bytes: int, max_tasks: int) -> None:
-        """Set the limits for the next run and reset its peak and OOM counters."""
+        """Set the limits for the next run and reset its peak and OOM counters.
+
+        Limits are written only when they differ from the last run's (only we write them):
+        consecutive tests of one program share them, and each write is a syscall round trip.
+        """
+        limits = (memory_bytes, max_tasks + len(self.resident))
+        if limits != self._limits:
+            self._limits = None  # unknown until every write succeeded
+            self._set_limits(*limits)
+            self._limits = limits
+        if self.version == "v1":
+            _write(self.memory / "memory.max_usage_in_bytes", 0)
+        else:
+            _try_write(self.memory / "memory.peak", 0)  # resettable since Linux 6.12
+        self._oom_before = self._oom_kills()
+
+    def _set_limits(self, memory_bytes: int, max_tasks: int) -> None:
         if self.version == "v1":
             mem = self.memory
             # memsw must stay >= limit, so order the two writes by direction.
             _try_write(mem / "memory.memsw.limit_in_bytes", -1)
             _write(mem / "memory.limit_in_bytes", memory_bytes)
             _try_write(mem / "memory.memsw.limit_in_bytes", memory_bytes)
-            _write(mem / "memory.max_usage_in_bytes", 0)
-            _write(self.pids / "pids.max", max_tasks)
         else:
             _write(self.memory / "memory.max", memory_bytes)
             _try_write(self.memory / "memory.swap.max", 0)
-            _try_write(self.memory / "memory.peak", 0)  # resettable since Linux 6.12
-            _write(self.pids / "pids.max", max_tasks)
-        self._oom_before = self._oom_kills()
+        _write(self.pids / "pids.max", max_tasks)
 
     def _oom_kills(self) -> int:
         name = "memory.oom_control" if self.version == "v1" else "memory.events"
@@ -139,7 +177,9 @@ class CgroupSlot:
             return None
 
     def pids_now(self) -> list[int]:
-        return [int(p) for p in (self.pids / "cgroup.procs").read_text().split()]
+        """Processes in the slot, never our own (listed while a thread of ours is inside)."""
+        own = os.getpid()
+        return [p for p in map(int, (self.pids / "cgroup.procs").read_text().split()) if p != own]
 
     def kill_all(self, timeout_s: float = 5.0) -> None:
         """SIGKILL every process in the slot until none is left (a fork bomb may race us)."""
