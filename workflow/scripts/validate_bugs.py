@@ -2,6 +2,7 @@
 
 from ramp.bugcheck import validate_bugs
 from ramp.execution.executor import RubyExecutor
+from ramp.journal import Journal, fingerprint
 from ramp.logs import stage_logger
 from ramp.tables import read_tasks
 
@@ -15,6 +16,7 @@ def progress(done, total, task, report, seconds):
 
 
 tasks = read_tasks(smk.input.tasks)
+journal = Journal(smk.output.runs, fingerprint([smk.input.tasks], {}))
 with RubyExecutor(workers=smk.threads) as executor:
-    runs = validate_bugs(tasks, executor, smk.output.runs, progress)
+    runs = validate_bugs(tasks, executor, smk.output.runs, progress, journal=journal)
 log.info("%d runs of %d programs written to %s", len(runs), len(tasks), smk.output.runs)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ramp.execution.executor import Executor
 from ramp.io import write_parquet, write_text
+from ramp.journal import Journal
 from ramp.sampling import difficulty_band
 from ramp.tasks import RunReport, Task, Verdict
 
@@ -225,13 +226,24 @@ def validate_bugs(
     executor: Executor,
     runs_out: str | os.PathLike[str],
     progress: Progress | None = None,
+    *,
+    journal: Journal | None = None,
 ) -> pd.DataFrame:
-    """The bug-validation stage: every buggy program on every hidden test, to Parquet."""
-    rows: list[dict[str, Any]] = []
-    for task, report in run_buggy_programs(tasks, executor, progress):
-        rows.extend(run_rows(task, report))
-    runs = runs_frame(rows)
+    """The bug-validation stage: every buggy program on every hidden test, to Parquet.
+
+    With a ``journal`` the programs already run by an interrupted attempt are not run again."""
+    done = journal.done if journal is not None else {}
+    todo = [t for t in tasks if t.task_id not in done]
+    by_task: dict[str, list[dict[str, Any]]] = {t.task_id: done[t.task_id]
+                                               for t in tasks if t.task_id in done}
+    for task, report in run_buggy_programs(todo, executor, progress):
+        by_task[task.task_id] = run_rows(task, report)
+        if journal is not None:
+            journal.record(task.task_id, by_task[task.task_id])
+    runs = runs_frame([row for t in tasks for row in by_task[t.task_id]])
     write_parquet(runs, runs_out)
+    if journal is not None:
+        journal.finish()
     return runs
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ramp.execution.executor import Executor
+from ramp.journal import Journal
 from ramp.tasks import Task, TestCase, TestResult, Verdict
 
 PASSED = Verdict.PASSED.value
@@ -120,8 +121,11 @@ def validate_attempts(
     *,
     stop_at_first_failure: bool = False,
     progress: Progress | None = None,
+    journal: Journal | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every attempt on the hidden tests: (per attempt x test, per attempt) frames."""
+    """Every attempt on the hidden tests: (per attempt x test, per attempt) frames.
+
+    With a ``journal``, attempts validated by an interrupted run are read back, not rerun."""
     by_id = {t.task_id: t for t in tasks}
     unknown = sorted(set(attempts["task_id"]) - set(by_id))
     if unknown:
@@ -133,6 +137,12 @@ def validate_attempts(
     ordered = attempts.sort_values(["task_id", "iteration"])
     for done, row in enumerate(ordered.itertuples(index=False), start=1):
         task = by_id[row.task_id]
+        unit = f"{row.task_id}:{int(row.iteration)}"
+        if journal is not None and unit in journal.done:
+            (entry,) = journal.done[unit]
+            test_out.extend(entry["tests"])
+            attempt_out.append(entry["attempt"])
+            continue
         code = row.code if isinstance(row.code, str) else ""
         run: HiddenRun | None = None
         reused = False
@@ -143,9 +153,12 @@ def validate_attempts(
                 cache[key] = run_hidden(task, code, runner,
                                         stop_at_first_failure=stop_at_first_failure)
             run = cache[key]
-            test_out.extend(per_test_rows(task, int(row.iteration), run))
+        tests = per_test_rows(task, int(row.iteration), run) if run is not None else []
+        test_out.extend(tests)
         summary = attempt_row(task, int(row.iteration), bool(row.passed_generated), run, reused)
         attempt_out.append(summary)
+        if journal is not None:
+            journal.record(unit, [{"attempt": summary, "tests": tests}])
         if progress is not None:
             progress(done, len(ordered), task.task_id, int(row.iteration),
                      bool(summary["passed_hidden"]))

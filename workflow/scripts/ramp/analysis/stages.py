@@ -19,6 +19,7 @@ from ramp.analysis.scores import scores_table, status_by_iteration, task_scores
 from ramp.analysis.transitions import transitions
 from ramp.execution.executor import Executor
 from ramp.io import write_parquet
+from ramp.journal import Journal, fingerprint
 from ramp.tables import read_tasks
 
 PathLike = str | os.PathLike[str]
@@ -42,13 +43,19 @@ def score_hidden(
     stop_at_first_failure: bool = False,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """Rule score_hidden: every attempt on the hidden tests."""
+    """Rule score_hidden: every attempt on the hidden tests (resumable through a journal)."""
     frame = _read(attempts, ["task_id", "iteration", "code", "passed_generated"])
-    hidden, summary = validate_attempts(frame, read_tasks(tasks), runner,
-                                        stop_at_first_failure=stop_at_first_failure,
-                                        progress=progress)
+    journal = Journal(hidden_attempts_out, fingerprint(
+        [tasks, attempts], {"stop_at_first_failure": stop_at_first_failure}))
+    try:
+        hidden, summary = validate_attempts(frame, read_tasks(tasks), runner,
+                                            stop_at_first_failure=stop_at_first_failure,
+                                            progress=progress, journal=journal)
+    finally:
+        journal.close()
     write_parquet(hidden, hidden_out)
     write_parquet(summary, hidden_attempts_out)
+    journal.finish()
     return summary
 
 
