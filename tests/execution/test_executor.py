@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import signal
 
 import pytest
 
+from ramp.execution.cgroups import version as cgroup_version
 from ramp.execution.executor import RubyExecutor, classify
 from ramp.execution.runtime import ruby_runtime
-from ramp.execution.sandbox import RawRun
+from ramp.execution.sandbox import RawRun, SandboxConfig
 from ramp.tasks import Limits, TestCase, Verdict
 
 FAST = Limits(time_s=0.5, memory_mb=128, output_bytes=1 << 20, wall_factor=2.0, wall_grace_s=0.5)
@@ -150,8 +153,72 @@ def test_classify(raw: RawRun, verdict: Verdict | None) -> None:
     assert classify(raw, FAST, runtime) is verdict
 
 
-def test_transient_start_failure_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A set-up failure between fork and exec is the machine's, not the program's: retried."""
+needs_v1_root = pytest.mark.skipif(
+    os.geteuid() != 0 or cgroup_version() != "v1", reason="needs root and cgroup v1"
+)
+FORK_PATH = SandboxConfig(use_launcher=False)
+
+
+class _RestoreOnRetry(logging.Handler):
+    """Calls ``fix`` when the sandbox logs that it retries a start (deterministic, no timing)."""
+
+    def __init__(self, fix) -> None:
+        super().__init__()
+        self.fix, self.retries = fix, 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "retrying" in record.getMessage():
+            self.retries += 1
+            self.fix()
+
+
+@needs_v1_root
+def test_transient_start_failure_is_retried() -> None:
+    """A start that fails before exec is the machine's fault, not the program's: retried. Here
+    the launcher's fork really fails (EAGAIN: the slot's pids.max leaves no room), and room
+    is made when the sandbox logs its retry."""
+    with RubyExecutor(workers=1) as ex:
+        sandbox, ruby = ex.sandbox, [*ex.runtime.run_argv[:-1], "-e", "puts gets.to_i * 2"]
+        assert sandbox.execute(ruby, b"2", FAST).stdout == b"4\n"  # limits written and cached
+        pids = sandbox._all_slots[0].cgroup.pids / "pids.max"
+        room = pids.read_text()
+        pids.write_text("1")  # only the launcher's serving thread: its fork gets EAGAIN
+        handler = _RestoreOnRetry(lambda: pids.write_text(room))
+        logger = logging.getLogger("ramp.execution.sandbox")
+        logger.addHandler(handler)
+        try:
+            assert sandbox.execute(ruby, b"21", FAST).stdout == b"42\n"
+        finally:
+            logger.removeHandler(handler)
+        assert handler.retries == 1
+
+
+@needs_v1_root
+def test_persistent_start_failure_is_an_error_not_a_verdict() -> None:
+    with RubyExecutor(workers=1) as ex:
+        sandbox, ruby = ex.sandbox, [*ex.runtime.run_argv[:-1], "-e", "puts 1"]
+        assert sandbox.execute(ruby, b"", FAST).exit_code == 0
+        (sandbox._all_slots[0].cgroup.pids / "pids.max").write_text("1")
+        with pytest.raises(
+            RuntimeError, match=r"could not start .* after 3 attempts: .*at fork: BlockingIOError"
+        ):
+            sandbox.execute(ruby, b"", FAST)
+
+
+def test_a_failing_set_up_step_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the child's set-up fails, the error says which step and why (here a real
+    setrlimit in the launcher's child: a soft limit above the hard one)."""
+    from ramp.execution.sandbox import Sandbox
+
+    monkeypatch.setattr(Sandbox, "_rlimits", lambda self, limits, slot: ((7, 64, 32),))
+    with RubyExecutor(workers=1) as ex:
+        assert ex.isolation.launcher
+        with pytest.raises(RuntimeError, match=r"set-up failed at setrlimit 7: ValueError"):
+            one(ex, "puts 1\n")
+
+
+def test_fork_path_transient_start_failure_is_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same guarantees where the executor forks the programs itself (no launcher)."""
     import subprocess
 
     real = subprocess.Popen
@@ -163,12 +230,13 @@ def test_transient_start_failure_is_retried(monkeypatch: pytest.MonkeyPatch) -> 
             raise err
         return real(*args, **kwargs)
 
-    with RubyExecutor(workers=1) as ex:
+    with RubyExecutor(workers=1, config=FORK_PATH) as ex:
+        assert not ex.isolation.launcher
         monkeypatch.setattr(subprocess, "Popen", flaky)
         assert one(ex, "a, b = gets.split.map(&:to_i)\nputs a + b\n").verdict is Verdict.PASSED
 
 
-def test_persistent_start_failure_is_an_error_not_a_verdict(
+def test_fork_path_persistent_start_failure_is_an_error_not_a_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import subprocess
@@ -176,21 +244,20 @@ def test_persistent_start_failure_is_an_error_not_a_verdict(
     def broken(*args, **kwargs):
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
-    with RubyExecutor(workers=1) as ex:
+    with RubyExecutor(workers=1, config=FORK_PATH) as ex:
         monkeypatch.setattr(subprocess, "Popen", broken)
         with pytest.raises(RuntimeError, match=r"could not start .* after 3 attempts"):
             one(ex, "puts 1\n")
 
 
-def test_a_failing_set_up_step_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """When the child's set-up fails, the error says which step and why."""
-    from ramp.execution import sandbox
+def test_fork_path_names_a_failing_set_up_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ramp.execution import spawner
 
     def refuse(res, limits):
         raise PermissionError(1, "refused for the test")
 
-    with RubyExecutor(workers=1) as ex:
-        monkeypatch.setattr(sandbox.resource, "setrlimit", refuse)
+    with RubyExecutor(workers=1, config=FORK_PATH) as ex:
+        monkeypatch.setattr(spawner.resource, "setrlimit", refuse)
         with pytest.raises(RuntimeError, match=r"set-up failed at setrlimit \d+: PermissionError"):
             one(ex, "puts 1\n")
 

@@ -1,5 +1,6 @@
-"""Children are forked from a thread that lives in the slot's cgroups (v1): they start inside,
-our own process is never killed or charged, and the limits still hold exactly."""
+"""The fallback path (no launcher; ``use_launcher=False``): children are forked from a thread
+that lives in the slot's cgroups (v1): they start inside, our own process is never killed or
+charged, and the limits still hold exactly."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ramp.execution.spawner import SlotThread
 from ramp.tasks import Limits
 
 LIMITS = Limits(time_s=1.0, memory_mb=128, output_bytes=1 << 20, wall_factor=2.0)
+FORK_PATH = SandboxConfig(use_launcher=False)
 
 needs_v1_root = pytest.mark.skipif(
     os.geteuid() != 0 or cgroup_version() != "v1", reason="needs root and cgroup v1"
@@ -65,7 +67,7 @@ def test_slot_thread_whose_enter_fails_raises_and_stops() -> None:
 
 @pytest.fixture
 def sandbox() -> Iterator[Sandbox]:
-    with Sandbox(1) as sb:
+    with Sandbox(1, FORK_PATH) as sb:
         yield sb
 
 
@@ -96,7 +98,7 @@ def test_the_program_gets_exactly_max_tasks(max_tasks: int, second_fork_ok: bool
     """pids.max adds our resident thread, so the program itself gets max_tasks: here the
     shell plus one or two children at once."""
     script = "echo one-child-ok & wait; sleep 0.5 & sleep 0.05 && echo second; wait"
-    with Sandbox(1, SandboxConfig(max_tasks=max_tasks)) as sb:
+    with Sandbox(1, SandboxConfig(max_tasks=max_tasks, use_launcher=False)) as sb:
         raw = sb.execute(["sh", "-c", script], b"", LIMITS)
     out = raw.stdout.decode()
     assert "one-child-ok" in out, raw.stderr
@@ -148,7 +150,7 @@ def _cgroup_lines(raw_stdout: bytes) -> dict[str, str]:
 
 @needs_v1_root
 def test_close_stops_the_threads_and_removes_the_cgroups() -> None:
-    sb = Sandbox(2)
+    sb = Sandbox(2, FORK_PATH)
     dirs = sb.cgroup_dirs
     tids = [s.thread.call(threading.get_native_id) for s in sb._all_slots if s.thread]
     assert dirs and len(tids) == 2
@@ -168,7 +170,7 @@ def test_without_a_slot_thread_children_move_in_themselves(
         raise OSError("refused for the test")
 
     monkeypatch.setattr(cgroups.CgroupSlot, "enter_thread", refuse)
-    with Sandbox(1) as sb:
+    with Sandbox(1, FORK_PATH) as sb:
         slot = sb._all_slots[0]
         assert slot.thread is None and slot.cgroup is not None
         raw = sb.execute(["cat", "/proc/self/cgroup"], b"", LIMITS)

@@ -3,8 +3,10 @@ a reliable way to kill everything a program left behind.
 
 One cgroup pair per worker slot is created once and reused (limits rewritten, peak reset
 before each run), because mkdir/rmdir per test would cost more than the run's overhead budget.
-Under v1 one thread of the executor lives in the slot (``enter_thread``; see spawner.py), so
-that children are born inside instead of migrating; ``pids.max`` counts that thread too.
+Children are born inside instead of migrating: the slot's launcher process joins once
+(``admit``; under v1 only its forking thread, see launcher.py), or, as a fallback, one thread
+of the executor lives in the slot (``enter_thread``; spawner.py). ``pids.max`` counts those
+tasks too, and the leftover killer spares them.
 cgroup v1 (separate ``memory`` and ``pids`` hierarchies) and v2 (one unified hierarchy) are
 both handled; where neither is writable, ``open_slot`` raises OSError and the sandbox falls
 back to rlimits.
@@ -100,6 +102,10 @@ class CgroupSlot:
         self._parents = parents
         self.resident: list[int] = []
         """Our own threads inside the slot (thread ids); never killed, counted in pids.max."""
+        self.guests: dict[int, int] = {}
+        """Processes of ours with tasks inside (launchers): pid -> tasks; never killed, their
+        tasks counted in pids.max."""
+        self._baseline = 0
         try:
             self.procs_fds = tuple(
                 os.open(d / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
@@ -122,6 +128,21 @@ class CgroupSlot:
             self.leave_thread(tid)
             raise
 
+    def launcher_files(self) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """Where a launcher writes its id to join: (``tasks`` files for its forking thread, v1;
+        ``cgroup.procs`` files for its whole process, v2). One of the two is empty."""
+        dirs = tuple(dict.fromkeys((self.memory, self.pids)))
+        if self.version == "v1":
+            return tuple(d / "tasks" for d in dirs), ()
+        return (), tuple(d / "cgroup.procs" for d in dirs)
+
+    def admit(self, pid: int, tasks: int = 1) -> None:
+        """Process ``pid`` of ours has ``tasks`` tasks inside: spare it, count them."""
+        self.guests[pid] = tasks
+
+    def dismiss(self, pid: int) -> None:
+        self.guests.pop(pid, None)
+
     def leave_thread(self, tid: int) -> None:
         """Move thread ``tid`` back to our own cgroups, so the slot can be removed."""
         for d in dict.fromkeys(self._parents):
@@ -135,7 +156,7 @@ class CgroupSlot:
         Limits are written only when they differ from the last run's (only we write them):
         consecutive tests of one program share them, and each write is a syscall round trip.
         """
-        limits = (memory_bytes, max_tasks + len(self.resident))
+        limits = (memory_bytes, max_tasks + len(self.resident) + sum(self.guests.values()))
         if limits != self._limits:
             self._limits = None  # unknown until every write succeeded
             self._set_limits(*limits)
@@ -144,6 +165,8 @@ class CgroupSlot:
             _write(self.memory / "memory.max_usage_in_bytes", 0)
         else:
             _try_write(self.memory / "memory.peak", 0)  # resettable since Linux 6.12
+            # A whole launcher lives in the v2 slot: what it holds now is not the program's.
+            self._baseline = int((self.memory / "memory.current").read_text()) if self.guests else 0
         self._oom_before = self._oom_kills()
 
     def _set_limits(self, memory_bytes: int, max_tasks: int) -> None:
@@ -172,14 +195,16 @@ class CgroupSlot:
     def peak_bytes(self) -> int | None:
         name = "memory.max_usage_in_bytes" if self.version == "v1" else "memory.peak"
         try:
-            return int((self.memory / name).read_text())
+            return max(0, int((self.memory / name).read_text()) - self._baseline)
         except (OSError, ValueError):
             return None
 
     def pids_now(self) -> list[int]:
-        """Processes in the slot, never our own (listed while a thread of ours is inside)."""
-        own = os.getpid()
-        return [p for p in map(int, (self.pids / "cgroup.procs").read_text().split()) if p != own]
+        """Processes in the slot, never ours (we are listed while a thread of ours is inside;
+        launchers are guests)."""
+        ours = {os.getpid(), *self.guests}
+        listed = map(int, (self.pids / "cgroup.procs").read_text().split())
+        return [p for p in listed if p not in ours]
 
     def kill_all(self, timeout_s: float = 5.0) -> None:
         """SIGKILL every process in the slot until none is left (a fork bomb may race us)."""
@@ -191,6 +216,21 @@ class CgroupSlot:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"cgroup {self.pids} still holds processes {pids}")
             time.sleep(0.001)
+
+    def settle(self, timeout_s: float = 5.0) -> bool:
+        """Wait until ``pids.current`` counts only our own tasks; False if it did not in time.
+
+        A killed process counts until its parent reaps it. The launcher reaps what its
+        programs leave; but when a launcher dies, its program's parent becomes init, which
+        here reaps only every ~2 s, and until then the slot has no room for the next run.
+        """
+        ours = len(self.resident) + sum(self.guests.values())
+        deadline = time.monotonic() + timeout_s
+        while int((self.pids / "pids.current").read_text()) > ours:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def remove(self) -> None:
         with contextlib.suppress(OSError):

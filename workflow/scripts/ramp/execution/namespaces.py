@@ -1,8 +1,10 @@
-"""One long-lived network + mount namespace that every sandboxed child joins with setns().
+"""One long-lived network + mount namespace that every sandboxed program runs in.
 
 Creating namespaces per run would cost a process (unshare/bwrap) per test; instead a tiny
-holder process (``unshare ... cat``) keeps them alive for the executor's lifetime and each
-child calls setns() on two file descriptors before exec, which costs microseconds.
+holder process (``unshare ... cat``) keeps them alive for the executor's lifetime. Each
+slot's launcher (launcher.py) calls setns() on its two file descriptors once, at start, so
+every program it forks is born inside; where the executor forks programs itself (the
+fallback), each child calls setns() before exec, which costs microseconds.
 
 Inside: no network interface is up (not even loopback), the root file system is read-only,
 and /tmp is a private tmpfs where the executor creates the programs' directories; /var/tmp,
@@ -36,7 +38,8 @@ _NET_ONLY_SCRIPT = "echo ready\nexec cat >/dev/null\n"
 
 
 class SetNs:
-    """libc's setns(), which Python 3.11 lacks; loaded once per executor, called in children."""
+    """libc's setns(), which Python 3.11 lacks; loaded once per executor, called in children
+    of the fallback path (the launcher has its own copy: it imports nothing of ours)."""
 
     def __init__(self) -> None:
         self._libc = ctypes.CDLL(None, use_errno=True)

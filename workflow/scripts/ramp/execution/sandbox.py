@@ -1,15 +1,19 @@
 """Run one command on one input under limits, isolated, and report what happened.
 
-The sandbox is dumb and language-generic: it never judges output. Per run it costs one
-fork+exec (the child joins the shared namespaces, sets rlimits and drops to the slot's uid in
-``preexec_fn``), three memfds for stdin/stdout/stderr, a pidfd wait, and a mkdir/rmtree of the
-private working directory. The child is born inside the slot's cgroups: under cgroup v1 the
-fork is done by a thread of ours that lives there (spawner.py), because moving every child in
-cost 2-20 ms a run (more under load); under v2 the child still moves itself in.
+The sandbox is dumb and language-generic: it never judges output. Each worker slot has a
+launcher, a small stdlib-only process started once (launcher.py) that joined the slot's
+cgroups and the shared namespaces; per run the sandbox sends it the job and three memfds
+(stdin/stdout/stderr) over a Unix socket, and it forks+execs the program (rlimits, uid drop,
+fd redirection in the child), waits with a wall-clock limit, kills and reaps what is left
+and replies with the exit status and CPU time. Forking that small process instead of the
+executor (which imports pandas and may hold a model) is what keeps a run's overhead low; the
+children are born inside the slot's cgroups, so nothing migrates per run. Where no launcher
+can start, the executor forks the programs itself (spawner.py). Around that, a run costs a
+mkdir/rmtree of the private working directory and a few cgroup file reads and writes.
 
 What it enforces, and how (``Isolation`` records which of these are active):
 - CPU time: RLIMIT_CPU a little above the limit (the verdict compares the measured time);
-  wall clock: the parent kills the run at ``Limits.wall_s``.
+  wall clock: the run is killed at ``Limits.wall_s``.
 - memory: the slot's cgroup (v1 or v2), else RLIMIT_AS at the limit plus headroom.
 - tasks: the cgroup ``pids.max`` counts processes and threads; also RLIMIT_NPROC on the
   slot's own uid. Leftovers are SIGKILLed through the cgroup after every run.
@@ -29,23 +33,23 @@ import math
 import os
 import queue
 import resource
-import select
 import shutil
 import signal
-import subprocess
 import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..tasks import Limits
 from .cgroups import CgroupSlot, remove_stale
 from .cgroups import version as cgroup_version
+from .jobs import Finished, Job, SetupFailed
+from .launcher_client import Launcher, LauncherDied, LauncherSpec
 from .namespaces import NamespaceHolder
-from .spawner import SlotThread
+from .spawner import ForkSpawner, SlotThread
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +65,7 @@ class Isolation:
     task_limit: str = ""  # "cgroup", "rlimit" or "" (none)
     unprivileged_uid: bool = False
     env_scrubbed: bool = True
+    launcher: bool = False  # programs start from a per-slot launcher, not a fork of ours
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,9 @@ class SandboxConfig:
     """The whole environment of a program, plus HOME and TMPDIR set to its directory."""
     use_namespaces: bool = True
     use_cgroups: bool = True
+    use_launcher: bool = True
+    """Start programs from a small per-slot launcher process (launcher.py); False, or if it
+    cannot start: fork the executor for every program (slower the larger the executor)."""
 
 
 @dataclass(frozen=True)
@@ -111,68 +119,19 @@ class Staged:
     host: Path
 
 
-SETUP_FAILED = "ramp sandbox set-up failed at "
-
-
-@dataclass(frozen=True)
-class _ChildPlan:
-    """Everything the child does between fork and exec (only syscalls, no allocation-heavy code)."""
-
-    procs_fds: tuple[int, ...]
-    ns_fds: tuple[tuple[int, int], ...]
-    setns: Callable[[int, int], None] | None
-    cwd: str
-    rlimits: tuple[tuple[int, int, int], ...]
-    uid: int | None
-
-    def __call__(self) -> None:
-        step = "start"
-        try:
-            pid = str(os.getpid()).encode()
-            for fd in self.procs_fds:
-                step = f"join cgroup (fd {fd})"
-                os.write(fd, pid)
-            if self.setns is not None:
-                for fd, nstype in self.ns_fds:
-                    step = f"setns {nstype:#x}"
-                    self.setns(fd, nstype)
-            step = f"chdir {self.cwd}"
-            os.chdir(self.cwd)
-            for res, soft, hard in self.rlimits:
-                step = f"setrlimit {res}"
-                resource.setrlimit(res, (soft, hard))
-            if self.uid is not None:
-                step = f"switch to uid {self.uid}"
-                os.setgroups([])
-                os.setresgid(self.uid, self.uid, self.uid)
-                os.setresuid(self.uid, self.uid, self.uid)
-        except BaseException as e:
-            # subprocess reports only "Exception occurred in preexec_fn"; stderr (already the
-            # run's stderr file here) keeps which step failed, for the parent's error message.
-            os.write(2, f"{SETUP_FAILED}{step}: {e!r}\n".encode())
-            raise
-
-
-def _setup_failure(fd_err: int) -> str:
-    """What a failed child wrote about its set-up; the stderr file is emptied for a retry."""
-    size = os.fstat(fd_err).st_size
-    text = os.pread(fd_err, min(size, 4096), 0).decode("utf-8", "replace")
-    os.ftruncate(fd_err, 0)
-    os.lseek(fd_err, 0, os.SEEK_SET)
-    start = text.find(SETUP_FAILED)
-    return text[start:].strip() if start >= 0 else ""
-
-
 @dataclass
 class _Slot:
     index: int
     uid: int | None
     cgroup: CgroupSlot | None
-    thread: SlotThread | None = None
-    """Forks this slot's children from inside its cgroups (v1); None: children move in."""
+    launcher: Launcher | None = None
+    """Starts this slot's programs; None: ``fork`` does (the executor forks them)."""
+    fork: ForkSpawner | None = None
 
-    def fork(self, start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
-        return self.thread.call(start) if self.thread is not None else start()
+    @property
+    def thread(self) -> SlotThread | None:
+        """The fallback's thread inside the slot's cgroups (v1), if there is one."""
+        return self.fork.thread if self.fork is not None else None
 
 
 @dataclass
@@ -190,14 +149,28 @@ _INSTANCES = _Counter()
 
 def _release(slots: list[_Slot], holder: NamespaceHolder | None, tmp: Path | None) -> None:
     for slot in slots:
-        if slot.thread is not None:
-            slot.thread.close()  # it leaves the cgroups, which can then be removed
+        if slot.launcher is not None:
+            pid = slot.launcher.pid
+            slot.launcher.close()  # it exits, so the slot's cgroups are empty
+            if slot.cgroup is not None:
+                slot.cgroup.dismiss(pid)
+        if slot.fork is not None:
+            slot.fork.close()  # its thread leaves the cgroups
         if slot.cgroup is not None:
             slot.cgroup.remove()
     if holder is not None:
         holder.close()
     if tmp is not None:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _rewind(fds: tuple[int, int, int]) -> None:
+    """Make the run's files as new for a retry: the child shared their offsets."""
+    fd_in, fd_out, fd_err = fds
+    os.lseek(fd_in, 0, os.SEEK_SET)
+    for fd in (fd_out, fd_err):
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
 
 
 class Sandbox:
@@ -234,21 +207,15 @@ class Sandbox:
         )
         if self.config.use_cgroups and cgroup_version() and self._root:
             remove_stale()
-        for i in range(workers):
-            cg = None
-            if self.config.use_cgroups and cgroup_version():
-                try:
-                    cg = CgroupSlot(f"{tag}-{i}")
-                except OSError as e:
-                    log.warning("sandbox without cgroups: %s", e)
-            uid = self._first_uid + i if self._root else None
-            slot = _Slot(i, uid, cg, self._slot_thread(cg, f"ramp-slot-{i}"))
-            self._all_slots.append(slot)
-            self._slots.put(slot)
-        # Runs on close(), on garbage collection, or at interpreter exit, whichever is first.
-        self._finalizer = weakref.finalize(
-            self, _release, list(self._all_slots), self._holder, self._tmp
-        )
+        # Runs on close(), on garbage collection, or at interpreter exit, whichever is first;
+        # it releases every slot appended to the list, also if a later one fails to start.
+        self._finalizer = weakref.finalize(self, _release, self._all_slots, self._holder, self._tmp)
+        try:
+            for i in range(workers):
+                self._add_slot(i, tag)
+        except BaseException:
+            self.close()
+            raise
         first = self._all_slots[0]
         self.isolation = Isolation(
             network_namespace=self._holder is not None,
@@ -257,7 +224,65 @@ class Sandbox:
             memory_limit="cgroup" if first.cgroup else "rlimit",
             task_limit="cgroup" if first.cgroup else ("rlimit" if first.uid else ""),
             unprivileged_uid=first.uid is not None,
+            launcher=first.launcher is not None,
         )
+
+    def _add_slot(self, i: int, tag: str) -> None:
+        cg = None
+        if self.config.use_cgroups and cgroup_version():
+            try:
+                cg = CgroupSlot(f"{tag}-{i}")
+            except OSError as e:
+                log.warning("sandbox without cgroups: %s", e)
+        slot = _Slot(i, self._first_uid + i if self._root else None, cg)
+        self._all_slots.append(slot)
+        if self.config.use_launcher:
+            slot.launcher = self._start_launcher(cg, f"{tag}-{i}")
+        if slot.launcher is None:
+            slot.fork = ForkSpawner(
+                cg,
+                self._slot_thread(cg, f"ramp-slot-{i}"),
+                ns_fds=tuple(self._holder.fds) if self._holder is not None else (),
+                setns=self._holder.setns if self._holder is not None else None,
+            )
+        self._slots.put(slot)
+
+    def _launcher_spec(self, cg: CgroupSlot | None, name: str) -> LauncherSpec:
+        threads, processes = cg.launcher_files() if cg is not None else ((), ())
+        return LauncherSpec(
+            name=name,
+            join_thread=tuple(map(str, threads)),
+            join_process=tuple(map(str, processes)),
+            pids_dir=str(cg.pids) if cg is not None else "",
+            ns_fds=tuple(self._holder.fds) if self._holder is not None else (),
+        )
+
+    def _start_launcher(self, cg: CgroupSlot | None, name: str) -> Launcher | None:
+        try:
+            launcher = Launcher(self._launcher_spec(cg, name))
+        except OSError as e:
+            log.warning("sandbox: %s forks its programs from the executor (slower): %s", name, e)
+            return None
+        if cg is not None:
+            cg.admit(launcher.pid)
+        return launcher
+
+    def _restart(self, slot: _Slot, why: str) -> None:
+        """Replace a slot's dead launcher; one RuntimeError if no new one starts."""
+        assert slot.launcher is not None
+        cg = slot.cgroup
+        if cg is not None:
+            cg.dismiss(slot.launcher.pid)
+        log.warning("sandbox: restarting the launcher of slot %d: %s", slot.index, why)
+        try:
+            slot.launcher.restart()
+        except OSError as e:
+            raise RuntimeError(
+                f"sandbox: the launcher of slot {slot.index} died ({why}) and could not be "
+                f"restarted: {e}"
+            ) from e
+        if cg is not None:
+            cg.admit(slot.launcher.pid)
 
     @staticmethod
     def _slot_thread(cg: CgroupSlot | None, name: str) -> SlotThread | None:
@@ -353,101 +378,58 @@ class Sandbox:
             cg = slot.cgroup
             if cg is not None:
                 cg.prepare(limits.memory_mb << 20, self.config.max_tasks)
-            plan = _ChildPlan(
-                procs_fds=cg.procs_fds if cg is not None and slot.thread is None else (),
-                ns_fds=tuple(self._holder.fds) if self._holder is not None else (),
-                setns=self._holder.setns if self._holder is not None else None,
+            job = Job(
+                argv=tuple(argv),
+                env={**dict(self.config.env), "HOME": inner, "TMPDIR": inner, **extra_env},
                 cwd=inner,
-                rlimits=self._rlimits(limits, slot),
                 uid=slot.uid,
+                rlimits=self._rlimits(limits, slot),
+                wall_s=limits.wall_s,
             )
-            env = {**dict(self.config.env), "HOME": inner, "TMPDIR": inner, **extra_env}
-            start = time.perf_counter()
-            proc = self._spawn(argv, fd_in, fd_out, fd_err, env, plan, slot)
-            wall_killed = not self._wait(proc.pid, limits.wall_s)
-            if wall_killed:
-                self._kill(proc.pid, cg)
-            _, status, usage = os.wait4(proc.pid, 0)
-            wall = time.perf_counter() - start
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            self._kill(proc.pid, cg)  # whatever it forked or daemonised
-            return self._record(proc.returncode, usage, wall, wall_killed, cg, fds, limits)
+            done = self._run(slot, job, (fd_in, fd_out, fd_err))
+            if cg is not None:
+                cg.kill_all()  # a guard: whoever ran it has killed its leftovers already
+            return self._record(done, cg, fds, limits)
         finally:
             for fd in fds:
                 os.close(fd)
             shutil.rmtree(host, ignore_errors=True)
 
-    @staticmethod
-    def _spawn(
-        argv: Sequence[str],
-        fd_in: int,
-        fd_out: int,
-        fd_err: int,
-        env: Mapping[str, str],
-        plan: _ChildPlan,
-        slot: _Slot,
-        attempts: int = 3,
-    ) -> subprocess.Popen[bytes]:
-        """Start the child; retry when its set-up fails transiently.
+    def _run(self, slot: _Slot, job: Job, fds: tuple[int, int, int], attempts: int = 3) -> Finished:
+        """Run the job on the slot's launcher (or fork); retry when it could not start.
 
-        Under heavy load the set-up between fork and exec (cgroup attach, setns, exec itself)
-        has been seen to fail with EAGAIN now and then; that is the machine's fault, never
-        the program's, so it is retried rather than reported as a verdict.
+        Under heavy load the set-up between fork and exec has been seen to fail with EAGAIN
+        now and then, and a launcher may die (it is restarted); that is the machine's fault,
+        never the program's, so it is retried rather than reported as a verdict.
         """
-
-        def start() -> subprocess.Popen[bytes]:
-            return subprocess.Popen(
-                list(argv),
-                stdin=fd_in,
-                stdout=fd_out,
-                stderr=fd_err,
-                env=env,
-                preexec_fn=plan,
-                start_new_session=True,
-                close_fds=True,
-            )
-
         for attempt in range(1, attempts + 1):
             try:
-                return slot.fork(start)
-            except (subprocess.SubprocessError, BlockingIOError) as e:
-                if slot.cgroup is not None:
-                    slot.cgroup.kill_all()
-                why = _setup_failure(fd_err) or str(e)
-                if attempt == attempts:
-                    raise RuntimeError(
-                        f"sandbox: could not start {argv[0]} after {attempts} attempts: {why}"
-                    ) from e
-                log.warning("sandbox: starting %s failed (%s); retrying", argv[0], why)
-                time.sleep(0.05 * attempt)
+                if slot.launcher is not None:
+                    return slot.launcher.run(job, fds)
+                assert slot.fork is not None
+                return slot.fork.run(job, fds)
+            except LauncherDied as e:
+                if self._closed:
+                    raise RuntimeError("sandbox is closed") from e
+                error: Exception = e
+                self._restart(slot, str(e))
+            except (SetupFailed, BlockingIOError) as e:
+                error = e
+            if slot.cgroup is not None:
+                slot.cgroup.kill_all()
+                if isinstance(error, LauncherDied):
+                    slot.cgroup.settle()  # its orphaned program must be reaped first
+            _rewind(fds)
+            if attempt == attempts:
+                raise RuntimeError(
+                    f"sandbox: could not start {job.argv[0]} after {attempts} attempts: {error}"
+                ) from error
+            log.warning("sandbox: starting %s failed (%s); retrying", job.argv[0], error)
+            time.sleep(0.05 * attempt)
         raise AssertionError("unreachable")
 
-    @staticmethod
-    def _wait(pid: int, timeout_s: float) -> bool:
-        """Wait until ``pid`` exits or ``timeout_s`` passes; True if it exited."""
-        pidfd = os.pidfd_open(pid)
-        try:
-            ready, _, _ = select.select([pidfd], [], [], timeout_s)
-            return bool(ready)
-        finally:
-            os.close(pidfd)
-
-    @staticmethod
-    def _kill(pid: int, cg: CgroupSlot | None) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
-        if cg is not None:
-            cg.kill_all()
-
     def _record(
-        self,
-        code: int,
-        usage: resource.struct_rusage,
-        wall: float,
-        wall_killed: bool,
-        cg: CgroupSlot | None,
-        fds: list[int],
-        limits: Limits,
+        self, done: Finished, cg: CgroupSlot | None, fds: list[int], limits: Limits
     ) -> RawRun:
         _, fd_out, fd_err = fds
         out_size, err_size = os.fstat(fd_out).st_size, os.fstat(fd_err).st_size
@@ -455,17 +437,18 @@ class Sandbox:
         tail = 4 * self.config.tail_chars
         stderr = os.pread(fd_err, min(err_size, tail), max(0, err_size - tail))
         peak = cg.peak_bytes() if cg is not None else None
-        peak_mb = peak / 2**20 if peak is not None else usage.ru_maxrss / 1024
+        peak_mb = peak / 2**20 if peak is not None else done.maxrss_kb / 1024
+        code = done.exit_code
         sig = -code if code < 0 else None
         return RawRun(
             exit_code=code if code >= 0 else None,
             signal=sig,
-            cpu_s=usage.ru_utime + usage.ru_stime,
-            wall_s=wall,
+            cpu_s=done.cpu_s,
+            wall_s=done.wall_s,
             peak_memory_mb=round(peak_mb, 2),
             stdout=stdout,
             stderr=stderr,
-            wall_killed=wall_killed,
+            wall_killed=done.wall_killed,
             oom_killed=cg.oom_killed() if cg is not None else False,
             output_exceeded=sig == signal.SIGXFSZ or max(out_size, err_size) >= limits.output_bytes,
         )
@@ -473,7 +456,8 @@ class Sandbox:
     # -- lifetime --------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Remove cgroups, stop the namespace holder, delete temp dirs (idempotent)."""
+        """Stop the launchers, remove cgroups, stop the namespace holder, delete temp dirs
+        (idempotent)."""
         self._closed = True
         self._finalizer()
 
