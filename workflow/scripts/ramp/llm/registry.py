@@ -49,9 +49,9 @@ def create_llm(spec: ModelSpec) -> LLM:
 
 def open_model(config: ModelsConfig, name: str, *, root: Path = Path(".")) -> LLM:
     """The model a stage uses: the entry's backend, behind the configured cache."""
-    llm = create_llm(config.spec(name))
+    spec = config.spec(name)
+    llm = create_llm(spec)
     if config.cache.mode == "off":
         return llm
-    spec = config.spec(name)
     return CachedLLM(llm, root / config.cache.dir, config.cache.mode,
                      chunk_size=CHUNK_OF.get(spec.backend, lambda s: 1)(spec))

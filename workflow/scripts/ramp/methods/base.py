@@ -22,13 +22,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ramp.agents.traces import format_traces
 from ramp.execution.executor import Executor
 from ramp.llm.base import LLM
-from ramp.methods.ramp import Attempt, Call
+from ramp.methods.ramp import Attempt, Call, Check
 from ramp.parsing import ExtractedProgram
 from ramp.prompting import PromptLibrary
-from ramp.tasks import RunReport, Task, TestCase
+from ramp.tasks import Task, TestCase
 from ramp.variants import Variant
 
 log = logging.getLogger(__name__)
@@ -43,7 +42,7 @@ class Executors:
 
     factory: Callable[[str, int], Executor]
     workers: int = 2
-    _open: dict[str, Executor] = field(default_factory=dict)
+    _open: dict[str, Executor] = field(default_factory=dict, init=False, repr=False)
 
     def get(self, language: str) -> Executor:
         if language not in self._open:
@@ -92,33 +91,6 @@ TaskMethod = Callable[[Task, MethodContext], Sequence[Attempt]]
 def sample_tests(task: Task) -> tuple[TestCase, ...]:
     """The tests a baseline may run: the examples of the problem statement, nothing hidden."""
     return tuple(task.samples)
-
-
-@dataclass(frozen=True)
-class Check:
-    """A candidate run on some tests: the report, its failing traces, and the time it took."""
-
-    report: RunReport | None
-    traces: str
-    seconds: float
-
-    @property
-    def passed(self) -> bool:
-        return self.report is not None and self.report.passed
-
-
-def check(
-    executor: Executor, program: ExtractedProgram, tests: Sequence[TestCase], task: Task
-) -> Check:
-    """Run a parsed candidate on ``tests``; an unusable answer fails with a one-line reason."""
-    if not program.ok:
-        return Check(None, f"The answer contained no usable program ({program.detail}).", 0.0)
-    if not tests:
-        return Check(None, "", 0.0)
-    start = time.perf_counter()
-    report = executor.run(program.code, tests, task.limits)
-    seconds = time.perf_counter() - start
-    return Check(report, "" if report.passed else format_traces(tests, report), seconds)
 
 
 def attempt(

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 
 from ramp.agents.traces import format_traces
 from ramp.llm.base import ChatMessage
-from ramp.methods.base import Check, MethodContext, attempt, check, sample_tests
-from ramp.methods.ramp import Attempt, Call
+from ramp.methods.base import MethodContext, attempt, sample_tests
+from ramp.methods.ramp import Attempt, Call, Check, check
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.tasks import Task, TestCase
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ramp.llm.base import ChatMessage, Completion
-from ramp.methods.base import Check, MethodContext, attempt, check, sample_tests
-from ramp.methods.ramp import Attempt, Call
+from ramp.methods.base import MethodContext, attempt, sample_tests
+from ramp.methods.ramp import Attempt, Call, Check, check
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.tasks import Task, TestCase
 

@@ -21,6 +21,7 @@ from ramp.agents import feedback_integrator, programmer, test_designer
 from ramp.agents.traces import format_traces
 from ramp.execution.executor import Executor
 from ramp.llm.base import LLM, ChatMessage, Completion
+from ramp.parsing import ExtractedProgram
 from ramp.prompting import PromptLibrary
 from ramp.tasks import RunReport, Task, TestCase
 from ramp.variants import Variant
@@ -119,6 +120,39 @@ def design_tests(
 
 
 @dataclass(frozen=True)
+class Check:
+    """A candidate run on some tests: the report, its failing traces, and the time it took."""
+
+    report: RunReport | None
+    traces: str
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.report is not None and self.report.passed
+
+
+def check(
+    executor: Executor,
+    program: ExtractedProgram,
+    tests: Sequence[TestCase],
+    task: Task,
+    *,
+    unusable: str = "The answer contained no usable program",
+) -> Check:
+    """Run a parsed candidate on ``tests`` (none: nothing runs and nothing passes); an unusable
+    answer fails with ``unusable`` and the parser's reason as its one-line trace."""
+    if not program.ok:
+        return Check(None, f"{unusable} ({program.detail}).", 0.0)
+    if not tests:
+        return Check(None, "", 0.0)
+    start = time.perf_counter()
+    report = executor.run(program.code, tests, task.limits)
+    seconds = time.perf_counter() - start
+    return Check(report, "" if report.passed else format_traces(tests, report), seconds)
+
+
+@dataclass(frozen=True)
 class OpenTask:
     """A task entering iteration t: its guiding tests and the reflection e_t."""
 
@@ -166,16 +200,10 @@ def iterate(
     partial = []
     for o, p, a in zip(open_tasks, prompts, answers, strict=True):
         prog = programmer.parse(a.text)
-        report, traces, seconds = None, "", 0.0
-        if not prog.ok:
-            traces = f"The previous answer contained no usable Ruby program ({prog.detail})."
-        elif o.tests:
-            start = time.perf_counter()
-            report = executor.run(prog.code, o.tests, o.task.limits)
-            seconds = time.perf_counter() - start
-            traces = "" if report.passed else format_traces(o.tests, report)
-        passed = report is not None and report.passed
-        partial.append((o, prog, report, traces, seconds, passed, Call.of(programmer.ROLE, p, a)))
+        ran = check(executor, prog, o.tests, o.task,
+                    unusable="The previous answer contained no usable Ruby program")
+        partial.append((o, prog, ran.report, ran.traces, ran.seconds, ran.passed,
+                        Call.of(programmer.ROLE, p, a)))
 
     # Step 4: reflect on every failure, unless the budget is spent (nothing would read it).
     failing = [i for i, x in enumerate(partial) if not x[5] and iteration < budget]

@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ramp.methods.base import MethodContext, attempt, check, sample_tests
-from ramp.methods.ramp import Attempt, Call
+from ramp.methods.base import MethodContext, attempt, sample_tests
+from ramp.methods.ramp import Attempt, Call, check
 from ramp.parsing import clean_reflection, extract_program
 from ramp.tasks import Task
 

@@ -9,8 +9,8 @@ problem's sample tests (set ``max_iterations: 1`` in the variant for the one-sho
 
 from __future__ import annotations
 
-from ramp.methods.base import MethodContext, attempt, check, sample_tests
-from ramp.methods.ramp import Attempt, Call
+from ramp.methods.base import MethodContext, attempt, sample_tests
+from ramp.methods.ramp import Attempt, Call, check
 from ramp.parsing import clean_reflection, extract_program
 from ramp.tasks import Task
 
