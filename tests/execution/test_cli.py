@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,15 +10,7 @@ import pytest
 from ramp.execution.cli import BadInput, parse_test_line, read_tests
 from ramp.tasks import TestCase
 
-
-def ramp_run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ramp", "run", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+from .conftest import ramp_run
 
 
 @pytest.fixture

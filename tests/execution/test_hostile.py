@@ -17,25 +17,15 @@ import pytest
 from ramp.execution.executor import RubyExecutor
 from ramp.tasks import Limits, TestCase, TestResult, Verdict
 
+from .conftest import processes_of
+
 LIMITS = Limits(time_s=0.5, memory_mb=128, output_bytes=1 << 20, wall_factor=2.0, wall_grace_s=0.5)
-
-
-def _processes_of(uids: list[int]) -> list[int]:
-    found = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                if d.stat().st_uid in uids:
-                    found.append(int(d.name))
-            except FileNotFoundError:
-                pass
-    return found
 
 
 @pytest.fixture
 def clean(executor: RubyExecutor) -> Iterator[RubyExecutor]:
     yield executor
-    assert _processes_of(executor.sandbox.uids) == []
+    assert processes_of(executor.sandbox.uids) == []
     assert executor.sandbox.leftovers() == []
 
 
@@ -171,7 +161,7 @@ def test_close_removes_cgroups_and_work_area() -> None:
     assert all(not d.exists() for d in dirs)
     if ex.isolation.cgroup:
         assert dirs
-    assert _processes_of(ex.sandbox.uids) == []
+    assert processes_of(ex.sandbox.uids) == []
 
 
 def test_isolation_is_recorded(executor: RubyExecutor) -> None:

@@ -20,6 +20,8 @@ from ramp.execution.runtime import SYSTEM_PATH, python_runtime
 from ramp.execution.sandbox import SandboxConfig
 from ramp.tasks import Limits, TestCase, TestResult, Verdict
 
+from .conftest import processes_of
+
 if shutil.which("python3", path=SYSTEM_PATH) is None:  # pragma: no cover - Debian has one
     pytest.skip("no system python3", allow_module_level=True)
 
@@ -43,22 +45,10 @@ def py_rlimit() -> Iterator[SandboxExecutor]:
         yield ex
 
 
-def _processes_of(uids: list[int]) -> list[int]:
-    found = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                if d.stat().st_uid in uids:
-                    found.append(int(d.name))
-            except FileNotFoundError:
-                pass
-    return found
-
-
 @pytest.fixture
 def clean(py: SandboxExecutor) -> Iterator[SandboxExecutor]:
     yield py
-    assert _processes_of(py.sandbox.uids) == []
+    assert processes_of(py.sandbox.uids) == []
     assert py.sandbox.leftovers() == []
 
 

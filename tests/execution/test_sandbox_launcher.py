@@ -26,6 +26,8 @@ from ramp.execution.launcher_client import Launcher, LauncherDied, LauncherSpec
 from ramp.execution.sandbox import Sandbox, SandboxConfig
 from ramp.tasks import Limits
 
+from .conftest import processes_of
+
 LIMITS = Limits(time_s=1.0, memory_mb=128, output_bytes=1 << 20, wall_factor=2.0)
 RUBY = shutil.which("ruby")
 
@@ -43,18 +45,6 @@ def _children(pid: int) -> list[int]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         out += map(int, (task / "children").read_text().split())
     return out
-
-
-def _processes_of(uid: int) -> list[int]:
-    found = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                if d.stat().st_uid == uid:
-                    found.append(int(d.name))
-            except FileNotFoundError:
-                pass
-    return found
 
 
 # -- the launcher on its own (no cgroups, no namespaces, no uid switch) ----------------------
@@ -79,17 +69,23 @@ def _job(argv: list[str], cwd: str, **kw: object) -> Job:
     return Job(**{**base, **kw})  # type: ignore[arg-type]
 
 
-def _files() -> tuple[int, int, int]:
-    return os.memfd_create("in"), os.memfd_create("out"), os.memfd_create("err")
+@pytest.fixture
+def fds() -> Iterator[tuple[int, int, int]]:
+    """A run's stdin, stdout and stderr memfds, closed after the test even when it fails."""
+    files = os.memfd_create("in"), os.memfd_create("out"), os.memfd_create("err")
+    yield files
+    for fd in files:
+        os.close(fd)
 
 
 def _read(fd: int) -> bytes:
     return os.pread(fd, 1 << 20, 0)
 
 
-def test_a_bare_launcher_runs_a_job_with_its_env_cwd_and_files(bare: tuple[Launcher, str]) -> None:
+def test_a_bare_launcher_runs_a_job_with_its_env_cwd_and_files(
+    bare: tuple[Launcher, str], fds: tuple[int, int, int]
+) -> None:
     launcher, work = bare
-    fds = _files()
     os.write(fds[0], b"from stdin")
     os.lseek(fds[0], 0, os.SEEK_SET)
     script = "cat; echo; pwd; env | sort; ls /proc/self/fd; echo oops >&2; exit 3"
@@ -102,15 +98,12 @@ def test_a_bare_launcher_runs_a_job_with_its_env_cwd_and_files(bare: tuple[Launc
     assert out[-4:] == ["0", "1", "2", "3"]  # ls's own directory fd is 3: nothing leaked
     assert _read(fds[2]) == b"oops\n"
     assert done.cpu_s >= 0 and 0 < done.wall_s < 5 and done.maxrss_kb > 0
-    for fd in fds:
-        os.close(fd)
 
 
 def test_a_bare_launcher_kills_at_the_wall_clock_and_reports_signals(
-    bare: tuple[Launcher, str],
+    bare: tuple[Launcher, str], fds: tuple[int, int, int]
 ) -> None:
     launcher, work = bare
-    fds = _files()
     start = time.perf_counter()
     done = launcher.run(_job(["sleep", "30"], work, wall_s=0.3), fds)
     assert done.wall_killed and done.exit_code == -9
@@ -118,25 +111,23 @@ def test_a_bare_launcher_kills_at_the_wall_clock_and_reports_signals(
     done = launcher.run(_job(["sh", "-c", "kill -SEGV $$"], work), fds)
     assert done.exit_code == -11 and not done.wall_killed
     assert _children(launcher.pid) == []  # every child reaped
-    for fd in fds:
-        os.close(fd)
 
 
-def test_the_program_gets_default_sigpipe_and_sigxfsz(bare: tuple[Launcher, str]) -> None:
+def test_the_program_gets_default_sigpipe_and_sigxfsz(
+    bare: tuple[Launcher, str], fds: tuple[int, int, int]
+) -> None:
     """Python ignores both; a program must not inherit that (SIGXFSZ ends output floods)."""
     launcher, work = bare
-    fds = _files()
     limit = ((1, 4096, 4096),)  # RLIMIT_FSIZE
     done = launcher.run(_job(["head", "-c", "100000", "/dev/zero"], work, rlimits=limit), fds)
     assert done.exit_code == -25  # SIGXFSZ, not a write error
     assert os.fstat(fds[1]).st_size == 4096
-    for fd in fds:
-        os.close(fd)
 
 
-def test_a_failing_step_and_a_missing_program_are_named(bare: tuple[Launcher, str]) -> None:
+def test_a_failing_step_and_a_missing_program_are_named(
+    bare: tuple[Launcher, str], fds: tuple[int, int, int]
+) -> None:
     launcher, work = bare
-    fds = _files()
     with pytest.raises(SetupFailed, match=r"^ramp sandbox set-up failed at chdir /nonexistent"):
         launcher.run(_job(["true"], "/nonexistent"), fds)
     with pytest.raises(SetupFailed, match=r"set-up failed at setrlimit 7: ValueError"):
@@ -144,28 +135,24 @@ def test_a_failing_step_and_a_missing_program_are_named(bare: tuple[Launcher, st
     with pytest.raises(FileNotFoundError, match="no-such-program"):
         launcher.run(_job(["no-such-program"], work), fds)
     assert launcher.run(_job(["true"], work), fds).exit_code == 0  # still serving
-    for fd in fds:
-        os.close(fd)
 
 
-def test_a_malformed_request_is_one_error_naming_the_field(bare: tuple[Launcher, str]) -> None:
+def test_a_malformed_request_is_one_error_naming_the_field(
+    bare: tuple[Launcher, str], fds: tuple[int, int, int]
+) -> None:
     launcher, work = bare
     sock = launcher._sock
     assert sock is not None
-    fds = _files()
     send(sock, {"argv": ["true"], "env": {}, "rlimits": [], "uid": None, "wall_s": 1.0}, fds)
     reply, _ = receive(sock)
     assert "field 'cwd'" in reply["error"]
     assert launcher.run(_job(["true"], work), fds).exit_code == 0
-    for fd in fds:
-        os.close(fd)
 
 
 def test_closing_mid_run_kills_the_program_and_the_launcher_exits(
-    bare: tuple[Launcher, str],
+    bare: tuple[Launcher, str], fds: tuple[int, int, int]
 ) -> None:
     launcher, work = bare
-    fds = _files()
     pid_file = Path(work) / "pid"
     errors: list[BaseException] = []
 
@@ -188,8 +175,6 @@ def test_closing_mid_run_kills_the_program_and_the_launcher_exits(
     assert time.monotonic() - start < 5
     assert [type(e) for e in errors] == [LauncherDied]
     assert not _pid_alive(program) and not _pid_alive(pid)
-    for fd in fds:
-        os.close(fd)
 
 
 # -- in the sandbox (real cgroups and namespaces) ------------------------------------------
@@ -251,7 +236,7 @@ def test_leftovers_are_killed_and_reaped_before_the_run_returns() -> None:
         start = time.perf_counter()
         raw = sb.execute(["sh", "-c", "sleep 60 & (setsid sleep 60 &) ; exit 0"], b"", LIMITS)
         assert raw.exit_code == 0 and time.perf_counter() - start < 5
-        assert _processes_of(slot.uid) == []  # no process and no zombie of the slot's uid
+        assert processes_of([slot.uid]) == []  # no process and no zombie of the slot's uid
         assert _children(slot.launcher.pid) == []
 
 
@@ -309,7 +294,7 @@ def test_a_dead_launcher_is_replaced_between_runs_and_mid_run(sandbox: Sandbox) 
     killer.join()
     assert raw.exit_code == 0 and raw.stdout == b"second try\n", raw  # the run was redone
     assert slot.launcher.pid not in (first, second)
-    assert _processes_of(slot.uid) == []
+    assert processes_of([slot.uid]) == []
 
 
 @needs_v1_root
