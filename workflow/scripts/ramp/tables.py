@@ -8,6 +8,7 @@ flat columns for quick filtering.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -128,9 +129,34 @@ def tasks_to_table(tasks: Iterable[Task]) -> pa.Table:
     return pa.Table.from_pylist([task_to_row(t) for t in tasks], schema=TASK_SCHEMA)
 
 
-def write_tasks(tasks: Sequence[Task], path: str | os.PathLike[str]) -> None:
+# Schema metadata key of a task table: the SHA-256 of the JSONL it was loaded from. The workflow
+# reads it (workflow/rules/data.smk) to tell a dataset with new bytes from one with a new mtime only.
+SOURCE_DIGEST_KEY = b"ramp.source_sha256"
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def write_tasks(
+    tasks: Sequence[Task], path: str | os.PathLike[str], *, source_sha256: str | None = None
+) -> None:
+    """Write the task table; ``source_sha256`` (the loaded file's digest) goes in its metadata."""
+    table = tasks_to_table(tasks)
+    if source_sha256 is not None:
+        meta = dict(table.schema.metadata or {})
+        meta[SOURCE_DIGEST_KEY] = source_sha256.encode()
+        table = table.replace_schema_metadata(meta)
     with atomic_path(path) as tmp:
-        pq.write_table(tasks_to_table(tasks), tmp)
+        pq.write_table(table, tmp)
+
+
+def source_digest(path: str | os.PathLike[str]) -> str | None:
+    """The source digest recorded in a task table, or None if it has none."""
+    meta = pq.read_schema(path).metadata or {}
+    value = meta.get(SOURCE_DIGEST_KEY)
+    return value.decode() if value is not None else None
 
 
 def read_tasks(path: str | os.PathLike[str]) -> list[Task]:
@@ -163,9 +189,10 @@ def build_task_table(
     Bad rows are reported, not fatal; only a load with no task at all raises NoTasksError
     (after writing the errors, so that they can be read).
     """
+    digest = file_sha256(jsonl)
     result = load_tasks(jsonl, default_memory_mb=default_memory_mb)
     write_errors(result.errors, errors_out)
     if not result.tasks:
         raise NoTasksError(f"{jsonl}: no task loaded ({len(result.errors)} bad rows)")
-    write_tasks(result.tasks, tasks_out)
+    write_tasks(result.tasks, tasks_out, source_sha256=digest)
     return result
