@@ -61,7 +61,10 @@ rule repair_iteration:
         "logs/runs/{model}/{variant}/{subset}/iteration_{t}.log",
     message:
         "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
-    threads: max(MODEL_THREADS, EXECUTOR_WORKERS)
+    # The model's cores only: its calls take nearly all of the job's time, and the executor's short
+    # bursts (verdicts compare CPU time, not wall time) may share them; claiming the executor's
+    # workers too would leave a core idle for hours while K iterations run one after another.
+    threads: MODEL_THREADS
     resources:
         model_stage=1,
     conda:
@@ -98,7 +101,10 @@ rule run_method:
         "logs/runs/{model}/{variant}/{subset}/run_method.log",
     message:
         "Baseline {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
-    threads: max(MODEL_THREADS, EXECUTOR_WORKERS)
+    # The model's cores only: its calls take nearly all of the job's time, and the executor's short
+    # bursts (verdicts compare CPU time, not wall time) may share them; claiming the executor's
+    # workers too would leave a core idle for hours while K iterations run one after another.
+    threads: MODEL_THREADS
     resources:
         model_stage=1,
     conda:

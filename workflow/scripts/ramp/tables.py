@@ -130,7 +130,7 @@ def tasks_to_table(tasks: Iterable[Task]) -> pa.Table:
 
 
 # Schema metadata key of a task table: the SHA-256 of the JSONL it was loaded from. The workflow
-# reads it (workflow/rules/data.smk) to tell a dataset with new bytes from one with a new mtime only.
+# reads it (workflow/rules/data.smk) to tell new bytes in the dataset from a new mtime only.
 SOURCE_DIGEST_KEY = b"ramp.source_sha256"
 
 
