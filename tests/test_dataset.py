@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -15,7 +16,14 @@ from ramp.dataset import (
     parse_memory_limit,
     parse_time_limit,
 )
-from ramp.tables import NoTasksError, build_task_table, read_tasks, row_to_task, write_tasks
+from ramp.tables import (
+    NoTasksError,
+    build_task_table,
+    read_tasks,
+    row_to_task,
+    source_digest,
+    write_tasks,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = Path(__file__).parent / "data" / "tiny.jsonl"
@@ -172,3 +180,13 @@ def test_pandas_rows_turn_back_into_tasks(tmp_path: Path) -> None:
     write_tasks(tasks, tmp_path / "tasks.parquet")
     records = pd.read_parquet(tmp_path / "tasks.parquet").to_dict("records")
     assert [row_to_task(r) for r in records] == tasks
+
+
+def test_the_task_table_records_the_digest_of_its_source(tmp_path: Path) -> None:
+    source = tmp_path / "data.jsonl"
+    source.write_bytes(TINY.read_bytes())
+    build_task_table(source, tmp_path / "tasks.parquet", tmp_path / "errors.parquet")
+    expected = hashlib.sha256(TINY.read_bytes()).hexdigest()
+    assert source_digest(tmp_path / "tasks.parquet") == expected
+    write_tasks(read_tasks(tmp_path / "tasks.parquet"), tmp_path / "plain.parquet")
+    assert source_digest(tmp_path / "plain.parquet") is None
