@@ -108,3 +108,31 @@ def test_a_dataset_with_a_new_mtime_but_the_same_bytes_reruns_nothing(tmp_path: 
     plan = snakemake(*args, "-n", "results/tasks/2.parquet")
     assert plan.returncode == 0, plan.stderr[-2000:]
     assert job_counts(plan.stdout + plan.stderr) == {"load_tasks": 1, "sample_tasks": 1, "total": 2}
+
+
+@pytest.mark.slow
+@needs_real
+def test_a_named_study_keeps_its_runs_and_figures_apart(tmp_path: Path) -> None:
+    # Two studies with another K must never share run folders: results/runs/... does not carry K.
+    config = tmp_path / "study.yaml"
+    config.write_text("study:\n  name: k3\n  variants: [ramp, chatrepair]\n  iterations: 3\n")
+    # --summary lists every file the plan would build or has built.
+    result = snakemake("--summary", "--nolock", "all", "--configfile", str(config))
+    assert result.returncode == 0, result.stderr[-2000:]
+    text = result.stdout + result.stderr
+    assert "results/studies/k3/runs/qwen2.5-coder-1.5b/ramp/paper10/iterations/3.parquet" in text
+    assert "results/studies/k3/runs/qwen2.5-coder-1.5b/chatrepair/paper10/attempts.parquet" in text
+    assert "figures/k3/summary.md" in text
+    assert "results/runs/" not in text
+    assert "iterations/4.parquet" not in text
+    # Tasks and the bug validation stay shared with every other study.
+    assert "results/bugs/paper10/summary.md" in text
+
+
+def test_a_study_name_must_be_a_plain_folder_name(tmp_path: Path) -> None:
+    config = tmp_path / "study.yaml"
+    config.write_text("study:\n  name: ../elsewhere\n")
+    result = snakemake("-n", "--nolock", "all", "--configfile", str(config))
+    text = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "['study']['name']" in text and "does not match" in text

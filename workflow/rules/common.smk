@@ -11,6 +11,16 @@ ITERATIONS = int(STUDY.get("iterations", 11))
 # runs more model threads than cores (llama.cpp's threads spin-wait and collapse when they share).
 MODEL_THREADS = int(STUDY.get("model_threads", 1))
 EXECUTOR_WORKERS = int(config.get("executor", {}).get("workers", 2))
+# A named study (config study.name) keeps its runs, analysis, figures and logs in folders of its
+# own, so that studies with other settings (a smaller K, other models) never overwrite each
+# other's files. The task tables, the bug validation and the model cache stay shared.
+STUDY_NAME = str(STUDY.get("name") or "")
+RESULTS = f"results/studies/{STUDY_NAME}" if STUDY_NAME else "results"
+FIGURES = f"figures/{STUDY_NAME}" if STUDY_NAME else "figures"
+LOGS = f"logs/studies/{STUDY_NAME}" if STUDY_NAME else "logs"
+# A run's folder and its logs' folder, as wildcard patterns.
+RUN = RESULTS + "/runs/{model}/{variant}/{subset}"
+RUN_LOGS = LOGS + "/runs/{model}/{variant}/{subset}"
 
 
 def method_of(variant):
@@ -42,8 +52,8 @@ def iterations_of(variant):
 
 
 def run_dir(w):
-    """results/runs/{model}/{variant}/{subset} for a job's wildcards."""
-    return f"results/runs/{w.model}/{w.variant}/{w.subset}"
+    """The run folder (RUN) of a job's wildcards."""
+    return RUN.format(model=w.model, variant=w.variant, subset=w.subset)
 
 
 def iteration_inputs(wildcards):
@@ -60,7 +70,7 @@ def iteration_inputs(wildcards):
 def study_runs(subset):
     """Every run folder of a subset: the oracle and the figures gather across them."""
     return expand(
-        "results/runs/{model}/{variant}/{subset}",
+        RUN,
         model=MODELS,
         variant=VARIANTS,
         subset=[subset],
@@ -71,12 +81,12 @@ def all_targets():
     targets = []
     targets += expand("results/bugs/{subset}/summary.md", subset=SUBSETS)
     targets += expand(
-        "results/runs/{model}/{variant}/{subset}/attempts.parquet",
+        RUN + "/attempts.parquet",
         model=MODELS,
         variant=VARIANTS,
         subset=SUBSETS,
     )
     if MODELS and VARIANTS:
         # Scores, oracle and figures need at least one run to gather.
-        targets += ["figures/summary.md"]
+        targets += [f"{FIGURES}/summary.md"]
     return targets

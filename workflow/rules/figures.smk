@@ -15,11 +15,11 @@ rule render_figures:
         oracle=rules.oracle.output.oracle,
         programs=rules.oracle.output.programs,
     output:
-        figures=expand("figures/{{subset}}/{name}.{ext}", name=FIGURE_NAMES, ext=["png", "pdf"]),
-        tables=expand("figures/{{subset}}/tables/{name}.csv", name=TABLE_NAMES),
-        summary="figures/{subset}/summary.md",
+        figures=expand(FIGURES + "/{{subset}}/{name}.{ext}", name=FIGURE_NAMES, ext=["png", "pdf"]),
+        tables=expand(FIGURES + "/{{subset}}/tables/{name}.csv", name=TABLE_NAMES),
+        summary=FIGURES + "/{subset}/summary.md",
     log:
-        "logs/figures/{subset}.log",
+        LOGS + "/figures/{subset}.log",
     message:
         "Rendering the tables and figures of '{wildcards.subset}'"
     params:
@@ -32,13 +32,13 @@ rule render_figures:
 
 rule results_summary:
     input:
-        expand("figures/{subset}/summary.md", subset=SUBSETS),
+        expand(FIGURES + "/{subset}/summary.md", subset=SUBSETS),
     output:
-        "figures/summary.md",
+        FIGURES + "/summary.md",
     log:
-        "logs/figures/summary.log",
+        LOGS + "/figures/summary.log",
     message:
-        "Gathering the subsets' summaries into figures/summary.md"
+        f"Gathering the subsets' summaries into {FIGURES}/summary.md"
     conda:
         "../../envs/executor.yaml"
     script:

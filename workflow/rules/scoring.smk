@@ -5,12 +5,12 @@
 rule score_hidden:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts="results/runs/{model}/{variant}/{subset}/attempts.parquet",
+        attempts=RUN + "/attempts.parquet",
     output:
-        hidden="results/runs/{model}/{variant}/{subset}/hidden.parquet",
-        hidden_attempts="results/runs/{model}/{variant}/{subset}/hidden_attempts.parquet",
+        hidden=RUN + "/hidden.parquet",
+        hidden_attempts=RUN + "/hidden_attempts.parquet",
     log:
-        "logs/runs/{model}/{variant}/{subset}/score_hidden.log",
+        RUN_LOGS + "/score_hidden.log",
     message:
         "Hidden validation of every attempt ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     params:
@@ -27,19 +27,19 @@ rule score_hidden:
 rule score_run:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts="results/runs/{model}/{variant}/{subset}/attempts.parquet",
-        reflections="results/runs/{model}/{variant}/{subset}/reflections.parquet",
-        tests="results/runs/{model}/{variant}/{subset}/tests.parquet",
+        attempts=RUN + "/attempts.parquet",
+        reflections=RUN + "/reflections.parquet",
+        tests=RUN + "/tests.parquet",
         hidden=rules.score_hidden.output.hidden,
         hidden_attempts=rules.score_hidden.output.hidden_attempts,
         bug_runs="results/bugs/{subset}/hidden_runs.parquet",
     output:
-        scores="results/runs/{model}/{variant}/{subset}/scores.parquet",
-        task_scores="results/runs/{model}/{variant}/{subset}/task_scores.parquet",
-        transitions="results/runs/{model}/{variant}/{subset}/transitions.parquet",
-        costs="results/runs/{model}/{variant}/{subset}/costs.parquet",
+        scores=RUN + "/scores.parquet",
+        task_scores=RUN + "/task_scores.parquet",
+        transitions=RUN + "/transitions.parquet",
+        costs=RUN + "/costs.parquet",
     log:
-        "logs/runs/{model}/{variant}/{subset}/score_run.log",
+        RUN_LOGS + "/score_run.log",
     message:
         "Scores, transitions and costs ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     params:
@@ -59,10 +59,10 @@ rule oracle:
         hidden_attempts=lambda w: [f"{d}/hidden_attempts.parquet" for d in study_runs(w.subset)],
         tests=lambda w: [f"{d}/tests.parquet" for d in study_runs(w.subset)],
     output:
-        oracle="results/analysis/{subset}/oracle.parquet",
-        programs="results/analysis/{subset}/oracle_programs.parquet",
+        oracle=RESULTS + "/analysis/{subset}/oracle.parquet",
+        programs=RESULTS + "/analysis/{subset}/oracle_programs.parquet",
     log:
-        "logs/analysis/{subset}/oracle.log",
+        LOGS + "/analysis/{subset}/oracle.log",
     message:
         "Generated tests vs oracle programs, every run of '{wildcards.subset}' (Table 3)"
     params:
