@@ -16,9 +16,9 @@ rule reflect:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        reflections=RUN + "/reflections.parquet",
+        reflections=f"{RUN}/reflections.parquet",
     log:
-        RUN_LOGS + "/reflect.log",
+        f"{RUN_LOGS}/reflect.log",
     message:
         "Feedback Integrator: initial reflections ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     threads: MODEL_THREADS
@@ -36,9 +36,9 @@ rule design_tests:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        tests=RUN + "/tests.parquet",
+        tests=f"{RUN}/tests.parquet",
     log:
-        RUN_LOGS + "/design_tests.log",
+        f"{RUN_LOGS}/design_tests.log",
     message:
         "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     threads: MODEL_THREADS
@@ -56,9 +56,9 @@ rule repair_iteration:
     input:
         unpack(iteration_inputs),
     output:
-        attempts=RUN + "/iterations/{t}.parquet",
+        attempts=f"{RUN}/iterations/{{t}}.parquet",
     log:
-        RUN_LOGS + "/iteration_{t}.log",
+        f"{RUN_LOGS}/iteration_{{t}}.log",
     message:
         "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     # The model's cores only: its calls take nearly all of the job's time, and the executor's short
@@ -77,9 +77,9 @@ rule collect_attempts:
     input:
         attempts_inputs,
     output:
-        attempts=RUN + "/attempts.parquet",
+        attempts=f"{RUN}/attempts.parquet",
     log:
-        RUN_LOGS + "/collect.log",
+        f"{RUN_LOGS}/collect.log",
     message:
         "Collecting the iterations of ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     conda:
@@ -94,11 +94,11 @@ rule run_method:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        attempts=RUN + "/method_attempts.parquet",
-        reflections=RUN + "/reflections.parquet",
-        tests=RUN + "/tests.parquet",
+        attempts=f"{RUN}/method_attempts.parquet",
+        reflections=f"{RUN}/reflections.parquet",
+        tests=f"{RUN}/tests.parquet",
     log:
-        RUN_LOGS + "/run_method.log",
+        f"{RUN_LOGS}/run_method.log",
     message:
         "Baseline {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
     # The model's cores only: its calls take nearly all of the job's time, and the executor's short

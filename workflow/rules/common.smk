@@ -19,8 +19,8 @@ RESULTS = f"results/studies/{STUDY_NAME}" if STUDY_NAME else "results"
 FIGURES = f"figures/{STUDY_NAME}" if STUDY_NAME else "figures"
 LOGS = f"logs/studies/{STUDY_NAME}" if STUDY_NAME else "logs"
 # A run's folder and its logs' folder, as wildcard patterns.
-RUN = RESULTS + "/runs/{model}/{variant}/{subset}"
-RUN_LOGS = LOGS + "/runs/{model}/{variant}/{subset}"
+RUN = f"{RESULTS}/runs/{{model}}/{{variant}}/{{subset}}"
+RUN_LOGS = f"{LOGS}/runs/{{model}}/{{variant}}/{{subset}}"
 
 
 def method_of(variant):
@@ -81,7 +81,7 @@ def all_targets():
     targets = []
     targets += expand("results/bugs/{subset}/summary.md", subset=SUBSETS)
     targets += expand(
-        RUN + "/attempts.parquet",
+        f"{RUN}/attempts.parquet",
         model=MODELS,
         variant=VARIANTS,
         subset=SUBSETS,
@@ -90,3 +90,21 @@ def all_targets():
         # Scores, oracle and figures need at least one run to gather.
         targets += [f"{FIGURES}/summary.md"]
     return targets
+
+
+def dataset_input(path, table="results/tasks/tasks.parquet"):
+    """load_tasks's input: the dataset, marked ancient while its bytes are the ones the task table
+    was built from (their SHA-256 is in the table's metadata, key ramp.source_sha256). A dataset
+    remounted or copied anew (new mtime, same bytes) then reruns nothing; changed bytes, or a table
+    without the digest, rerun the study as any newer input does."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    try:
+        recorded = (pq.read_schema(table).metadata or {}).get(b"ramp.source_sha256")
+        with open(path, "rb") as f:
+            current = hashlib.file_digest(f, "sha256").hexdigest().encode()
+    except (OSError, ValueError):
+        return path
+    return ancient(path) if recorded == current else path

@@ -5,24 +5,6 @@ wildcard_constraints:
     subset=r"all|paper10|[1-9][0-9]*",
 
 
-def dataset_input(path, table="results/tasks/tasks.parquet"):
-    """load_tasks's input: the dataset, marked ancient while its bytes are the ones the task table
-    was built from (their SHA-256 is in the table's metadata, key ramp.source_sha256). A dataset
-    remounted or copied anew (new mtime, same bytes) then reruns nothing; changed bytes, or a table
-    without the digest, rerun the study as any newer input does."""
-    import hashlib
-
-    import pyarrow.parquet as pq
-
-    try:
-        recorded = (pq.read_schema(table).metadata or {}).get(b"ramp.source_sha256")
-        with open(path, "rb") as f:
-            current = hashlib.file_digest(f, "sha256").hexdigest().encode()
-    except (OSError, ValueError):
-        return path
-    return ancient(path) if recorded == current else path
-
-
 rule load_tasks:
     input:
         jsonl=dataset_input(config["data"]["jsonl"]),

@@ -15,11 +15,13 @@ rule render_figures:
         oracle=rules.oracle.output.oracle,
         programs=rules.oracle.output.programs,
     output:
-        figures=expand(FIGURES + "/{{subset}}/{name}.{ext}", name=FIGURE_NAMES, ext=["png", "pdf"]),
-        tables=expand(FIGURES + "/{{subset}}/tables/{name}.csv", name=TABLE_NAMES),
-        summary=FIGURES + "/{subset}/summary.md",
+        figures=expand(
+            "{root}/{{subset}}/{name}.{ext}", root=FIGURES, name=FIGURE_NAMES, ext=["png", "pdf"]
+        ),
+        tables=expand("{root}/{{subset}}/tables/{name}.csv", root=FIGURES, name=TABLE_NAMES),
+        summary=f"{FIGURES}/{{subset}}/summary.md",
     log:
-        LOGS + "/figures/{subset}.log",
+        f"{LOGS}/figures/{{subset}}.log",
     message:
         "Rendering the tables and figures of '{wildcards.subset}'"
     params:
@@ -32,11 +34,11 @@ rule render_figures:
 
 rule results_summary:
     input:
-        expand(FIGURES + "/{subset}/summary.md", subset=SUBSETS),
+        expand("{root}/{subset}/summary.md", root=FIGURES, subset=SUBSETS),
     output:
-        FIGURES + "/summary.md",
+        f"{FIGURES}/summary.md",
     log:
-        LOGS + "/figures/summary.log",
+        f"{LOGS}/figures/summary.log",
     message:
         f"Gathering the subsets' summaries into {FIGURES}/summary.md"
     conda:

@@ -5,12 +5,12 @@
 rule score_hidden:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts=RUN + "/attempts.parquet",
+        attempts=f"{RUN}/attempts.parquet",
     output:
-        hidden=RUN + "/hidden.parquet",
-        hidden_attempts=RUN + "/hidden_attempts.parquet",
+        hidden=f"{RUN}/hidden.parquet",
+        hidden_attempts=f"{RUN}/hidden_attempts.parquet",
     log:
-        RUN_LOGS + "/score_hidden.log",
+        f"{RUN_LOGS}/score_hidden.log",
     message:
         "Hidden validation of every attempt ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     params:
@@ -27,19 +27,19 @@ rule score_hidden:
 rule score_run:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts=RUN + "/attempts.parquet",
-        reflections=RUN + "/reflections.parquet",
-        tests=RUN + "/tests.parquet",
+        attempts=f"{RUN}/attempts.parquet",
+        reflections=f"{RUN}/reflections.parquet",
+        tests=f"{RUN}/tests.parquet",
         hidden=rules.score_hidden.output.hidden,
         hidden_attempts=rules.score_hidden.output.hidden_attempts,
         bug_runs="results/bugs/{subset}/hidden_runs.parquet",
     output:
-        scores=RUN + "/scores.parquet",
-        task_scores=RUN + "/task_scores.parquet",
-        transitions=RUN + "/transitions.parquet",
-        costs=RUN + "/costs.parquet",
+        scores=f"{RUN}/scores.parquet",
+        task_scores=f"{RUN}/task_scores.parquet",
+        transitions=f"{RUN}/transitions.parquet",
+        costs=f"{RUN}/costs.parquet",
     log:
-        RUN_LOGS + "/score_run.log",
+        f"{RUN_LOGS}/score_run.log",
     message:
         "Scores, transitions and costs ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     params:
@@ -59,10 +59,10 @@ rule oracle:
         hidden_attempts=lambda w: [f"{d}/hidden_attempts.parquet" for d in study_runs(w.subset)],
         tests=lambda w: [f"{d}/tests.parquet" for d in study_runs(w.subset)],
     output:
-        oracle=RESULTS + "/analysis/{subset}/oracle.parquet",
-        programs=RESULTS + "/analysis/{subset}/oracle_programs.parquet",
+        oracle=f"{RESULTS}/analysis/{{subset}}/oracle.parquet",
+        programs=f"{RESULTS}/analysis/{{subset}}/oracle_programs.parquet",
     log:
-        LOGS + "/analysis/{subset}/oracle.log",
+        f"{LOGS}/analysis/{{subset}}/oracle.log",
     message:
         "Generated tests vs oracle programs, every run of '{wildcards.subset}' (Table 3)"
     params:
