@@ -69,3 +69,21 @@ def test_a_baselines_other_roles_get_their_own_rows(tmp_path):
     assert c.loc[("full", "total"), "seconds"] == pytest.approx(3 * 1.0 + 2 * 2.0 + 1.0 + 1.0)
     legacy = cost_table(attempts.drop(columns="other_calls"), empty, empty, validated, per_task)
     assert "planner" not in set(legacy.stage)
+
+
+def test_the_executor_is_not_counted_where_there_were_no_tests_to_run():
+    # Zero-Shot: code, but no guiding tests, so the Test Executor never ran.
+    tasks = [make_task("a", "P"), make_task("b", "P")]
+    attempts = pd.DataFrame([
+        {"task_id": t, "iteration": 1, "code": "x", "n_tests": n, "exec_seconds": 0.0,
+         **_role("programmer", "p", 100, 2.0), **_role("feedback", "", 0, 0.0)}
+        for t, n in (("a", 0), ("b", 3))
+    ])
+    validated = hidden_attempts([("a", 1, False, False), ("b", 1, False, True)])
+    validated = validated.assign(has_code=True, hidden_seconds=1.0, hidden_peak_memory_mb=5.0)
+    reflections = pd.DataFrame([{"task_id": "a", **_role("reflection", "", 0, 0.0)}])
+    tests = pd.DataFrame([{"task_id": "a", **_role("test_design", "", 0, 0.0)}])
+    costs = cost_table(attempts, reflections, tests, validated, task_scores(validated, tasks, 1))
+    c = costs.set_index(["policy", "stage"])
+    assert c.loc[("full", "test_executor"), "calls"] == 1
+    assert c.loc[("full", "programmer"), "calls"] == 2

@@ -112,6 +112,15 @@ def test_ablation_tables_show_only_variants_run(study):
     assert list(tables.table4(study).columns) == ["model", "RAMP"]
 
 
+def test_ablation_tables_are_empty_without_ramp_or_an_ablation(study):
+    from dataclasses import replace
+
+    baselines = tuple(m for m in study.methods if m.variant == "zero_shot")
+    only_baseline = replace(study, methods=baselines)
+    assert tables.table2(only_baseline).empty
+    assert tables.table4(only_baseline).empty
+
+
 @pytest.mark.parametrize("draw", [plots.figure2, plots.figure3, plots.figure4, plots.figure5,
                                   plots.figure6])
 def test_every_axes_is_labelled(study, draw):
@@ -139,3 +148,11 @@ def test_one_method_study_renders(study, tmp_path):
     alone = replace(study, methods=study.methods[:1])
     render_study(alone, tmp_path)
     assert (tmp_path / "figure6.png").stat().st_size > 0
+
+
+def test_a_missing_table_cell_is_blank_not_nan():
+    from ramp.figures.render import _markdown
+
+    text = _markdown(pd.DataFrame({"method": ["a", "a E.S."], "score": [50.0, None]}))
+    assert "nan" not in text
+    assert "|      50 |" in text

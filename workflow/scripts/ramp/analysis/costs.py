@@ -45,6 +45,14 @@ def _other_calls(df: pd.DataFrame, policy: str) -> list[dict]:
     return rows
 
 
+def _executed(attempts: pd.DataFrame) -> int:
+    """Candidates the Test Executor ran: code, and tests to run it on (Zero-Shot has none)."""
+    ran = attempts["code"].fillna("").astype(str).str.strip() != ""
+    if "n_tests" in attempts.columns:
+        ran &= attempts["n_tests"].fillna(0) > 0
+    return int(ran.sum())
+
+
 def _hidden(validated: pd.DataFrame, policy: str) -> dict:
     ran = validated[validated["has_code"]]
     memory = ran["hidden_peak_memory_mb"].dropna()
@@ -78,8 +86,7 @@ def cost_table(
         rows.append(_calls(kept, "programmer", "programmer", policy))
         rows.append(_calls(kept, "feedback", "feedback_integrator", policy))
         rows.extend(_other_calls(kept, policy))
-        rows.append({"policy": policy, "stage": "test_executor",
-                     "calls": int((kept["code"].fillna("").astype(str).str.strip() != "").sum()),
+        rows.append({"policy": policy, "stage": "test_executor", "calls": _executed(kept),
                      "prompt_tokens": 0, "completion_tokens": 0,
                      "seconds": float(kept["exec_seconds"].sum()), "peak_memory_mb": None})
         if policy == "full":

@@ -49,7 +49,11 @@ def save_figure(fig: Figure, stem: Path) -> None:
 
 
 def _markdown(df: pd.DataFrame) -> str:
-    return df.to_markdown(index=False) if not df.empty else "_(nothing to show: not run)_"
+    # A cell with no value (e.g. an early-stopping row's truncated-excluded score) stays blank.
+    if df.empty:
+        return "_(nothing to show: not run)_"
+    # tabulate leaves only None blank, not NaN.
+    return df.astype(object).where(df.notna(), None).to_markdown(index=False, missingval="")
 
 
 def render_study(study: Study, out_dir: str | os.PathLike[str]) -> str:

@@ -58,6 +58,8 @@ def table1(study: Study) -> pd.DataFrame:
 def ablation_table(study: Study, labels: dict[str, str]) -> pd.DataFrame:
     """Cumulative pass@1 (the paper's convention), models x the variants of ``labels`` run."""
     present = [v for v in labels if any(m.variant == v for m in study.methods)]
+    if not present:
+        return pd.DataFrame()
     rows = []
     for model in dict.fromkeys(m.model for m in study.methods):
         row: dict[str, object] = {"model": model}
