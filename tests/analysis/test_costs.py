@@ -87,3 +87,37 @@ def test_the_executor_is_not_counted_where_there_were_no_tests_to_run():
     c = costs.set_index(["policy", "stage"])
     assert c.loc[("full", "test_executor"), "calls"] == 1
     assert c.loc[("full", "programmer"), "calls"] == 2
+
+
+def test_an_agents_peak_memory_is_its_stage_processes_peak_rss():
+    tasks = [make_task("a", "P")]
+    attempts = pd.DataFrame([
+        {"task_id": "a", "iteration": t, "code": "x", "n_tests": 2, "exec_seconds": 0.1,
+         "peak_rss_mb": rss, **_role("programmer", "p", 100, 2.0),
+         **_role("feedback", "f" if t == 1 else "", 10, 0.5)}
+        for t, rss in ((1, 1900.0), (2, 2100.0))
+    ])
+    validated = hidden_attempts([("a", 1, False, False), ("a", 2, False, False)])
+    validated = validated.assign(has_code=True, hidden_seconds=1.0, hidden_peak_memory_mb=7.0)
+    reflections = pd.DataFrame([{"task_id": "a", "peak_rss_mb": 1800.0,
+                                 **_role("reflection", "r", 50, 1.0)}])
+    tests = pd.DataFrame([{"task_id": "a", **_role("test_design", "t", 50, 1.0)}])  # older table
+    costs = cost_table(attempts, reflections, tests, validated, task_scores(validated, tasks, 2))
+    c = costs.set_index(["policy", "stage"])["peak_memory_mb"]
+    assert c[("full", "programmer")] == 2100.0
+    assert c[("full", "feedback_integrator")] == 1900.0  # only iteration 1 made that call
+    assert c[("full", "feedback_integrator_initial")] == 1800.0
+    assert pd.isna(c[("full", "test_designer")])
+    assert c[("full", "hidden_validation")] == 7.0
+    assert c[("full", "total")] == 2100.0
+
+
+def test_peak_rss_is_this_processes_high_water_mark():
+    from pathlib import Path
+
+    from ramp.resources import peak_rss_mb
+
+    status = Path("/proc/self/status").read_text()
+    hwm_kib = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")))
+    assert peak_rss_mb() == pytest.approx(hwm_kib / 1024, abs=8)
+    assert peak_rss_mb() > 10  # a Python interpreter with pandas loaded

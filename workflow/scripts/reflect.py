@@ -6,6 +6,7 @@ from ramp.logs import stage_logger
 from ramp.methods.ramp import initial_reflections
 from ramp.prompting import PromptLibrary
 from ramp.records import reflections_frame
+from ramp.resources import peak_rss_mb
 from ramp.tables import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
@@ -16,5 +17,5 @@ llm = study.build_llm(smk.config, smk.wildcards.model) if variant.initial_reflec
 log.info("initial reflections for %d tasks (%s, %s)", len(tasks), smk.wildcards.model, variant.name)
 items = initial_reflections(tasks, llm=llm, lib=PromptLibrary.default(), variant=variant,
                             seed=study.seed(smk.config))
-write_parquet(reflections_frame(items), smk.output.reflections)
+write_parquet(reflections_frame(items).assign(peak_rss_mb=peak_rss_mb()), smk.output.reflections)
 log.info("wrote %s", smk.output.reflections)

@@ -9,6 +9,7 @@ from ramp.logs import stage_logger
 from ramp.methods.ramp import iterate
 from ramp.prompting import PromptLibrary
 from ramp.records import attempts_frame, first_open_tasks, next_open_tasks
+from ramp.resources import peak_rss_mb
 from ramp.tables import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
@@ -30,7 +31,7 @@ if open_tasks:
             variant=study.variant(smk.config, smk.wildcards.variant), executor=executor,
             seed=study.seed(smk.config),
         )
-frame = attempts_frame(attempts)
+frame = attempts_frame(attempts).assign(peak_rss_mb=peak_rss_mb())
 write_parquet(frame, smk.output.attempts)
 log.info("iteration %d: %d of %d passed their guiding tests", t,
          int(frame.passed_generated.sum()), len(frame))

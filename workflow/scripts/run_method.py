@@ -13,6 +13,7 @@ from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
 from ramp.methods.ramp import Reflection, TestDesign
 from ramp.prompting import PromptLibrary
 from ramp.records import attempts_frame, reflections_frame, tests_frame
+from ramp.resources import peak_rss_mb
 from ramp.tables import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
@@ -30,7 +31,7 @@ try:
     attempts = solve_tasks(baseline(variant.method), tasks, ctx)
 finally:
     executors.close()
-frame = attempts_frame(attempts)
+frame = attempts_frame(attempts).assign(peak_rss_mb=peak_rss_mb())
 write_parquet(reflections_frame([Reflection(t.task_id, "", None) for t in tasks]),
               smk.output.reflections)
 write_parquet(tests_frame([TestDesign(t.task_id, (), (), "none", None) for t in tasks]),

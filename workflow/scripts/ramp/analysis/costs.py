@@ -1,4 +1,8 @@
-"""What a run cost, per agent: calls, tokens, seconds, and the programs' peak memory.
+"""What a run cost, per agent: calls, tokens, seconds, and peak memory.
+
+Peak memory: for an agent, the peak resident memory of the stage processes that made its calls
+(the loaded model on CPU; ``peak_rss_mb`` in the stage's table); for the executor stages, the
+largest peak of the programs under test.
 
 Two policies from the same tables: ``full`` (the method as run: every attempt, and hidden tests
 only on the returned program, as the paper's workflow does) and ``early_stop`` (the
@@ -22,8 +26,17 @@ def _calls(df: pd.DataFrame, role: str, stage: str, policy: str) -> dict:
         "prompt_tokens": int(made[f"{role}_prompt_tokens"].sum()) if len(made) else 0,
         "completion_tokens": int(made[f"{role}_completion_tokens"].sum()) if len(made) else 0,
         "seconds": float(made[f"{role}_seconds"].sum()) if len(made) else 0.0,
-        "peak_memory_mb": None,
+        "peak_memory_mb": _peak_rss(made),
     }
+
+
+def _peak_rss(made: pd.DataFrame) -> float | None:
+    """The largest peak RSS of the stage processes that made these calls (the loaded model);
+    None for tables from before the column existed or for a stage that made no call."""
+    if not len(made) or "peak_rss_mb" not in made.columns:
+        return None
+    peak = made["peak_rss_mb"].dropna()
+    return float(peak.max()) if len(peak) else None
 
 
 def _other_calls(df: pd.DataFrame, policy: str) -> list[dict]:
@@ -40,7 +53,7 @@ def _other_calls(df: pd.DataFrame, policy: str) -> list[dict]:
             "policy": policy, "stage": str(role), "calls": len(group),
             "prompt_tokens": int(group["prompt_tokens"].sum()),
             "completion_tokens": int(group["completion_tokens"].sum()),
-            "seconds": float(group["seconds"].sum()), "peak_memory_mb": None,
+            "seconds": float(group["seconds"].sum()), "peak_memory_mb": _peak_rss(df),
         })
     return rows
 
