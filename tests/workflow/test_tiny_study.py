@@ -81,10 +81,12 @@ def test_every_stage_wrote_parquet(tiny_study):
     assert len(tests) == 2 and set(tests.source) <= {"generated", "samples"}
     assert (tests.n_tests > 0).all()
     first = pd.read_parquet(run / "iterations" / "1.parquet")
-    assert list(first.columns) == ATTEMPT_COLUMNS and len(first) == 2
+    assert list(first.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb"] and len(first) == 2
     assert (first.programmer_completion_tokens > 0).all()
+    # the stage process held the model: its peak RSS is well above a bare interpreter's
+    assert (first.peak_rss_mb > 300).all() and (reflections.peak_rss_mb > 300).all()
     second = pd.read_parquet(run / "iterations" / "2.parquet")
-    assert list(second.columns) == ATTEMPT_COLUMNS
+    assert list(second.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb"]
     # iteration 2 holds exactly the tasks iteration 1 left open
     assert set(second.task_id) == set(first.task_id[~first.passed_generated])
     attempts = pd.read_parquet(run / "attempts.parquet")
@@ -102,7 +104,7 @@ def test_rerun_from_cache_is_a_no_op(tiny_study):
 def test_a_baseline_runs_its_loop_in_one_job(tiny_study, variant):
     run = tiny_study / "results" / "runs" / MODEL / variant / "2"
     attempts = pd.read_parquet(run / "attempts.parquet")
-    assert list(attempts.columns) == ATTEMPT_COLUMNS
+    assert list(attempts.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb"]
     assert set(attempts.task_id) == set(pd.read_parquet(run / "reflections.parquet").task_id)
     assert attempts.iteration.between(1, K).all()
     roles = {c["role"] for calls in attempts.other_calls for c in calls}
