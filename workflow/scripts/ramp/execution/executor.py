@@ -6,6 +6,7 @@ parallel across the workers), turns each raw run into a verdict and judges the o
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import threading
 import time
@@ -91,7 +92,10 @@ class RubyExecutor:
         config: SandboxConfig | None = None,
     ) -> None:
         self.runtime = runtime or ruby_runtime()
-        self.config = config or SandboxConfig()
+        config = config or SandboxConfig()
+        self.config = dataclasses.replace(
+            config, visible_paths=(*config.visible_paths, *self.runtime.host_paths())
+        )
         self.sandbox = Sandbox(workers, self.config)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ramp-exec")
 

@@ -9,21 +9,32 @@ fallback), each child calls setns() before exec, which costs microseconds.
 Inside: no network interface is up (not even loopback), the root file system is read-only,
 and /tmp is a private tmpfs where the executor creates the programs' directories; /var/tmp,
 /run/lock and /dev/shm are covered by empty read-only tmpfs so there is nowhere else to
-write. The holder reads its stdin, a pipe only we hold, so it exits (and the tmpfs with all
-it holds vanishes) when we close it or die.
+write. Every top-level entry of / but the system directories (SYSTEM_DIRS) and those the
+interpreters live in is covered too (an empty tmpfs, or /dev/null for a file): a program sees no
+home directory, no project, and no data set with the hidden tests in it. The holder reads its
+stdin, a pipe only we hold, so it exits (and the tmpfs with all it holds vanishes) when we close
+it or die.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import shlex
 import shutil
 import subprocess
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 CLONE_FS = 0x00000200
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
+
+# The top-level directories a program may need: interpreters, their libraries, /etc, devices.
+SYSTEM_DIRS = frozenset(
+    {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run", "sbin", "sys", "tmp",
+     "usr", "var"}
+)
 
 _MOUNT_SCRIPT = """set -e
 mount -o remount,bind,ro /
@@ -31,9 +42,43 @@ mount -t tmpfs -o mode=0755,size={size} ramp /tmp
 for d in /var/tmp /run/lock /dev/shm; do
     [ -d "$d" ] && mount -t tmpfs -o ro,mode=0755,size=4k none "$d"
 done
+{hide}
 echo ready
 exec cat >/dev/null
 """
+
+
+def hidden_entries(visible: Iterable[str], root: str = "/") -> list[str]:
+    """The top-level entries of ``root`` that programs must not see: all but SYSTEM_DIRS, the
+    top-level directories of the ``visible`` paths (as given and resolved), and symlinks (they
+    lead into a directory that is kept or hidden itself)."""
+    keep = set(SYSTEM_DIRS)
+    for p in map(Path, visible):
+        if not p.is_absolute():
+            continue
+        for path in (p, p.resolve()):
+            if len(path.parts) > 1:
+                keep.add(path.parts[1])
+    out = []
+    for entry in sorted(os.listdir(root)):
+        path = os.path.join(root, entry)
+        if entry not in keep and not os.path.islink(path) and (
+            os.path.isdir(path) or os.path.isfile(path)
+        ):
+            out.append(path)
+    return out
+
+
+def _hide_lines(paths: Sequence[str]) -> str:
+    """Shell lines covering each path; one that cannot be covered is skipped, not fatal."""
+    lines = []
+    for p in paths:
+        q = shlex.quote(p)
+        if os.path.isdir(p):
+            lines.append(f"mount -t tmpfs -o ro,mode=0755,size=4k none {q} 2>/dev/null || true")
+        else:
+            lines.append(f"mount --bind -o ro /dev/null {q} 2>/dev/null || true")
+    return "\n".join(lines)
 _NET_ONLY_SCRIPT = "echo ready\nexec cat >/dev/null\n"
 
 
@@ -65,17 +110,19 @@ class NamespaceHolder:
     namespace's private /tmp to one the (root) parent can use: /proc/PID/root/...
     """
 
-    def __init__(self, tmpfs_size: str = "2g") -> None:
+    def __init__(self, tmpfs_size: str = "2g", hide: Sequence[str] = ()) -> None:
         if os.geteuid() != 0 or shutil.which("unshare") is None:
             raise OSError("namespaces need root and util-linux unshare")
         self.mount = True
+        self.hidden: tuple[str, ...] = tuple(hide)
         try:
             self._proc = self._start(
                 ["--mount", "--net", "--propagation", "private"],
-                _MOUNT_SCRIPT.format(size=tmpfs_size),
+                _MOUNT_SCRIPT.format(size=tmpfs_size, hide=_hide_lines(hide)),
             )
         except OSError:
             self.mount = False
+            self.hidden = ()
             self._proc = self._start(["--net"], _NET_ONLY_SCRIPT)
         self.pid = self._proc.pid
         self.fds: list[tuple[int, int]] = [

@@ -59,6 +59,16 @@ class Runtime:
     check_argv: tuple[str, ...] = ()
     memory_markers: tuple[str, ...] = ()
 
+    def host_paths(self) -> tuple[str, ...]:
+        """The absolute host paths in the commands (interpreter, -I library directories): the
+        sandbox keeps them visible."""
+        paths = []
+        for arg in (*self.run_argv, *self.check_argv):
+            path = arg[2:] if arg.startswith("-I") else arg
+            if path.startswith("/"):
+                paths.append(path)
+        return tuple(dict.fromkeys(paths))
+
     def run_command(self, source: str) -> list[str]:
         return [source if a == SOURCE else a for a in self.run_argv]
 

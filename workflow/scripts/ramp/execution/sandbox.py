@@ -35,6 +35,7 @@ import queue
 import resource
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -48,7 +49,7 @@ from .cgroups import CgroupSlot, remove_stale
 from .cgroups import version as cgroup_version
 from .jobs import Finished, Job, SetupFailed
 from .launcher_client import Launcher, LauncherDied, LauncherSpec
-from .namespaces import NamespaceHolder
+from .namespaces import NamespaceHolder, hidden_entries
 from .spawner import ForkSpawner, SlotThread
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ class Isolation:
     unprivileged_uid: bool = False
     env_scrubbed: bool = True
     launcher: bool = False  # programs start from a per-slot launcher, not a fork of ours
+    hidden: tuple[str, ...] = ()  # top-level host paths covered in the mount namespace
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,10 @@ class SandboxConfig:
     )
     """The whole environment of a program, plus HOME and TMPDIR set to its directory."""
     use_namespaces: bool = True
+    visible_paths: tuple[str, ...] = ()
+    """Host paths programs must see besides the system directories (namespaces.SYSTEM_DIRS):
+    the executor adds its runtime's interpreter and library paths; every other top-level entry
+    of / is hidden from the programs (the data set with its hidden tests included)."""
     use_cgroups: bool = True
     use_launcher: bool = True
     """Start programs from a small per-slot launcher process (launcher.py); False, or if it
@@ -189,7 +195,7 @@ class Sandbox:
         self._closed = False
         if self.config.use_namespaces and self._root:
             try:
-                self._holder = NamespaceHolder()
+                self._holder = NamespaceHolder(hide=hidden_entries(self._visible()))
             except OSError as e:
                 log.warning("sandbox without namespaces: %s", e)
         if self._holder is not None and self._holder.mount:
@@ -225,7 +231,14 @@ class Sandbox:
             task_limit="cgroup" if first.cgroup else ("rlimit" if first.uid else ""),
             unprivileged_uid=first.uid is not None,
             launcher=first.launcher is not None,
+            hidden=self._holder.hidden if self._holder is not None else (),
         )
+
+    def _visible(self) -> list[str]:
+        """What must stay visible: the configured paths, and the Python installation that runs
+        the slots' launchers (it may live under a home directory, e.g. pyenv; a virtual
+        environment's own folder is not needed once the launcher has started)."""
+        return [*self.config.visible_paths, os.path.realpath(sys.executable), sys.base_prefix]
 
     def _add_slot(self, i: int, tag: str) -> None:
         cg = None
