@@ -147,3 +147,13 @@ def test_chunks_follow_the_backends_batch(tmp_path):
     assert inner.batches == 3
     with pytest.raises(ValueError, match="chunk_size"):
         CachedLLM(inner, tmp_path, chunk_size=0)
+
+
+def test_progress_says_how_many_calls_are_done_and_about_how_long_is_left(tmp_path, caplog):
+    caplog.set_level("INFO", logger="ramp.llm.cache")
+    CachedLLM(FakeLLM(["a"]), tmp_path).complete([P1], SamplingParams())  # one cached
+    cached = CachedLLM(FakeLLM(["b", "c"]), tmp_path, chunk_size=1)
+    cached.complete([P1, P2, messages(("user", "third"))], SamplingParams())
+    lines = [r.getMessage() for r in caplog.records if "model calls" in r.getMessage()]
+    assert lines[0].startswith("model calls: 1/2 new done, 1 replayed from the cache (")
+    assert "min left)" in lines[0]

@@ -101,6 +101,11 @@ class CachedLLM:
                 write_text(self.path_of(keys[i]), json.dumps(entry, ensure_ascii=False))
             if len(todo) > len(chunk):
                 done = n + len(chunk)
-                log.info("model calls: %d/%d new done, %d replayed from the cache (%.0f s)",
-                         done, len(todo), len(prompts) - len(todo), time.perf_counter() - start)
+                elapsed = time.perf_counter() - start
+                log.info(
+                    "model calls: %d/%d new done, %d replayed from the cache (%.0f s, ~%.0f min "
+                    "left)",
+                    done, len(todo), len(prompts) - len(todo), elapsed,
+                    elapsed / done * (len(todo) - done) / 60,
+                )
         return [c for c in found if c is not None]
