@@ -6,6 +6,7 @@
 #   ./ramp.sh test [PYTEST ARGS...]          set up, then ruff + the whole test suite
 #   ./ramp.sh setup                          only install (Ruby, venv, Python packages, model)
 #   ./ramp.sh snakemake ARGS...              any snakemake command inside the project's venv
+#   ./ramp.sh unlock                         drop the locks a killed run left (workflow does it)
 #
 # Environment: RAMP_VENV (default .venv), RAMP_CORES (default 2), RAMP_SKIP_APT=1 to never call apt.
 set -euo pipefail
@@ -77,6 +78,19 @@ setup() {
     setup_models "$@"
 }
 
+unlock_if_stale() {
+    # A Snakemake killed outright (SIGKILL, a lost SSH session, a preempted node) leaves its
+    # locks, and the next run refuses to start. Remove them only when no Snakemake runs in this
+    # folder: two runs with different outputs may share it (e.g. two studies side by side).
+    compgen -G ".snakemake/locks/*" >/dev/null || return 0
+    local pid
+    for pid in $(pgrep -f snakemake || true); do
+        [ "$pid" != $$ ] && [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$ROOT" ] && return 0
+    done
+    say "removing the locks of an interrupted run (no Snakemake is running here)"
+    "$VENV/bin/snakemake" --unlock --cores 1 >/dev/null 2>&1 || die "snakemake --unlock failed"
+}
+
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 cmd=${1:-}
 [ $# -gt 0 ] && shift
@@ -84,7 +98,11 @@ case "$cmd" in
     setup) setup ;;
     workflow)
         setup
+        unlock_if_stale
         exec "$VENV/bin/snakemake" --cores "$CORES" all "$@"
+        ;;
+    unlock)
+        unlock_if_stale
         ;;
     snakemake)
         setup
@@ -96,7 +114,7 @@ case "$cmd" in
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     *)
-        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
         [ -z "$cmd" ] || die "unknown command '$cmd'"
         exit 2
         ;;
