@@ -61,9 +61,10 @@ rule repair_iteration:
         f"{RUN_LOGS}/iteration_{{t}}.log",
     message:
         "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
-    # The model's cores only: its calls take nearly all of the job's time, and the executor's short
-    # bursts (verdicts compare CPU time, not wall time) may share them; claiming the executor's
-    # workers too would leave a core idle for hours while K iterations run one after another.
+    # The model's cores: its calls take nearly all of the job's time; the executor runs between
+    # them, on the same cores with as many workers, so the job never runs more than it claims.
+    # (Claiming executor.workers too would leave a core idle for hours on 2 cores, while RAMP's K
+    # iterations run one after another.)
     threads: MODEL_THREADS
     resources:
         model_stage=1,
@@ -101,9 +102,10 @@ rule run_method:
         f"{RUN_LOGS}/run_method.log",
     message:
         "Baseline {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
-    # The model's cores only: its calls take nearly all of the job's time, and the executor's short
-    # bursts (verdicts compare CPU time, not wall time) may share them; claiming the executor's
-    # workers too would leave a core idle for hours while K iterations run one after another.
+    # The model's cores: its calls take nearly all of the job's time; the executor runs between
+    # them, on the same cores with as many workers, so the job never runs more than it claims.
+    # (Claiming executor.workers too would leave a core idle for hours on 2 cores, while RAMP's K
+    # iterations run one after another.)
     threads: MODEL_THREADS
     resources:
         model_stage=1,

@@ -24,7 +24,7 @@ log.info("iteration %d: %d open tasks (%s, %s)", t, len(open_tasks), smk.wildcar
          smk.wildcards.variant)
 attempts = []
 if open_tasks:
-    with RubyExecutor(workers=study.workers(smk.config)) as executor:
+    with RubyExecutor(workers=smk.threads) as executor:
         attempts = iterate(
             open_tasks, t, budget=study.budget(smk.config, smk.wildcards.variant),
             llm=study.build_llm(smk.config, smk.wildcards.model), lib=PromptLibrary.default(),

@@ -23,7 +23,7 @@ variant = study.variant(smk.config, smk.wildcards.variant)
 budget = study.budget(smk.config, variant.name)
 log.info("%s (method %s) on %d tasks, budget %d (%s)", variant.name, variant.method, len(tasks),
          budget, smk.wildcards.model)
-executors = sandbox_executors(workers=study.workers(smk.config))
+executors = sandbox_executors(workers=smk.threads)
 try:
     ctx = MethodContext(llm=study.build_llm(smk.config, smk.wildcards.model),
                         lib=PromptLibrary.default(), variant=variant, executors=executors,
