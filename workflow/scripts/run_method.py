@@ -28,7 +28,10 @@ try:
     ctx = MethodContext(llm=study.build_llm(smk.config, smk.wildcards.model),
                         lib=PromptLibrary.default(), variant=variant, executors=executors,
                         budget=budget, seed=study.seed(smk.config))
-    attempts = solve_tasks(baseline(variant.method), tasks, ctx)
+    # Tasks at once: as many as the backend batches (1 on a CPU), so a GPU gets full batches.
+    concurrency = study.batch_size(smk.config, smk.wildcards.model)
+    log.info("%d task(s) at a time", concurrency)
+    attempts = solve_tasks(baseline(variant.method), tasks, ctx, concurrency=concurrency)
 finally:
     executors.close()
 frame = attempts_frame(attempts).assign(peak_rss_mb=peak_rss_mb())

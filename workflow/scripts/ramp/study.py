@@ -22,6 +22,14 @@ def build_llm(config: Mapping[str, Any], name: str) -> LLM:
     return open_model(ModelsConfig.from_dict(config.get("models") or {}), name)
 
 
+def batch_size(config: Mapping[str, Any], name: str) -> int:
+    """How many prompts model ``name``'s backend takes at once (1 for llama.cpp on a CPU)."""
+    from ramp.llm.registry import batch_size as of_spec
+    from ramp.llm.spec import ModelsConfig
+
+    return of_spec(ModelsConfig.from_dict(config.get("models") or {}).spec(name))
+
+
 def variant(config: Mapping[str, Any], name: str) -> Variant:
     variants = config.get("variants") or {}
     if name not in variants:

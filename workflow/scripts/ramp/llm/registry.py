@@ -47,11 +47,15 @@ def create_llm(spec: ModelSpec) -> LLM:
     return backend_class(spec.backend)(spec)
 
 
+def batch_size(spec: ModelSpec) -> int:
+    """Prompts the entry's backend takes at once (its batch, or requests in flight); 1 if none."""
+    return int(CHUNK_OF.get(spec.backend, lambda s: 1)(spec))
+
+
 def open_model(config: ModelsConfig, name: str, *, root: Path = Path(".")) -> LLM:
     """The model a stage uses: the entry's backend, behind the configured cache."""
     spec = config.spec(name)
     llm = create_llm(spec)
     if config.cache.mode == "off":
         return llm
-    return CachedLLM(llm, root / config.cache.dir, config.cache.mode,
-                     chunk_size=CHUNK_OF.get(spec.backend, lambda s: 1)(spec))
+    return CachedLLM(llm, root / config.cache.dir, config.cache.mode, chunk_size=batch_size(spec))

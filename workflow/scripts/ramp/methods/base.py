@@ -16,14 +16,18 @@ Hidden tests never reach a method: only :func:`sample_tests` (the statement's ex
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ramp.execution.executor import Executor
 from ramp.llm.base import LLM
+from ramp.llm.batching import BatchingLLM
 from ramp.methods.ramp import Attempt, Call, Check
 from ramp.parsing import ExtractedProgram
 from ramp.prompting import PromptLibrary
@@ -43,11 +47,13 @@ class Executors:
     factory: Callable[[str, int], Executor]
     workers: int = 2
     _open: dict[str, Executor] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def get(self, language: str) -> Executor:
-        if language not in self._open:
-            self._open[language] = self.factory(language, self.workers)
-        return self._open[language]
+        with self._lock:  # tasks on several threads must share one executor per language
+            if language not in self._open:
+                self._open[language] = self.factory(language, self.workers)
+            return self._open[language]
 
     def close(self) -> None:
         for executor in self._open.values():
@@ -121,17 +127,47 @@ def _timed(what: str) -> Iterator[None]:
 
 
 def solve_tasks(
-    method: TaskMethod, tasks: Sequence[Task], ctx: MethodContext
+    method: TaskMethod, tasks: Sequence[Task], ctx: MethodContext, *, concurrency: int = 1
 ) -> list[Attempt]:
-    """Run ``method`` on every task in order, logging progress; every task's attempts."""
-    out: list[Attempt] = []
-    for i, task in enumerate(tasks, 1):
-        with _timed(f"task {i}/{len(tasks)} {task.task_id} ({ctx.variant.name})"):
-            attempts = list(method(task, ctx))
-        if not attempts:
-            raise RuntimeError(f"method {ctx.variant.method!r} made no attempt on {task.task_id}")
-        out.extend(attempts)
-        solved = next((a.iteration for a in attempts if a.passed_generated), None)
-        log.info("  %d attempt(s); %s", len(attempts),
-                 f"accepted at iteration {solved}" if solved else "none accepted")
-    return out
+    """Run ``method`` on every task, logging progress; every task's attempts, in task order.
+
+    ``concurrency`` > 1 runs that many tasks at once on threads whose model calls are gathered
+    into batches (:class:`BatchingLLM`): what a batching backend (transformers on a GPU, a
+    server) needs to be busy. With 1, tasks run one after another, as on a CPU.
+    """
+    if concurrency <= 1:
+        return [a for i, task in enumerate(tasks, 1) for a in _solve_one(method, task, ctx, i,
+                                                                          len(tasks))]
+    llm = BatchingLLM(ctx.llm, max_batch=concurrency)
+    shared = dataclasses.replace(ctx, llm=llm)
+
+    def run(i: int, task: Task) -> list[Attempt]:
+        llm.join()
+        try:
+            return _solve_one(method, task, shared, i, len(tasks))
+        finally:
+            llm.leave()
+
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ramp-task") as pool:
+        futures = [pool.submit(run, i, task) for i, task in enumerate(tasks, 1)]
+        try:
+            results = [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    if llm.batches:
+        log.info("%d model batches, %.1f prompts per batch on average", len(llm.batches),
+                 sum(llm.batches) / len(llm.batches))
+    return [a for attempts in results for a in attempts]
+
+
+def _solve_one(method: TaskMethod, task: Task, ctx: MethodContext, i: int, n: int) -> list[Attempt]:
+    with _timed(f"task {i}/{n} {task.task_id} ({ctx.variant.name})"):
+        attempts = list(method(task, ctx))
+    if not attempts:
+        raise RuntimeError(f"method {ctx.variant.method!r} made no attempt on {task.task_id}")
+    solved = next((a.iteration for a in attempts if a.passed_generated), None)
+    log.info("  %s: %d attempt(s); %s", task.task_id, len(attempts),
+             f"accepted at iteration {solved}" if solved else "none accepted")
+    return attempts
