@@ -172,6 +172,13 @@ class RubyExecutor:
         """Run one test of an already-staged program and judge it."""
         stdin = test.input.encode("utf-8", errors="surrogateescape")
         raw = self.sandbox.execute(argv, stdin, limits)
+        rerun = ""
+        if raw.wall_killed and raw.cpu_s < limits.time_s:
+            # Stopped by the wall clock before using its CPU time: a loaded machine (model jobs
+            # beside us) or a program that blocks. Once more, so that load alone never makes a
+            # time-out; a program that blocks is stopped again.
+            rerun = f"run twice (first: {raw.wall_s:.2f} s wall, {raw.cpu_s:.2f} s CPU)"
+            raw = self.sandbox.execute(argv, stdin, limits)
         verdict = classify(raw, limits, self.runtime)
         stdout = _text(raw.stdout)
         if verdict is None:
@@ -187,7 +194,7 @@ class RubyExecutor:
             peak_memory_mb=raw.peak_memory_mb,
             stdout_tail=_tail(stdout, tail),
             stderr_tail=_tail(_text(raw.stderr), tail),
-            note=_note(raw, verdict),
+            note="; ".join(n for n in (_note(raw, verdict), rerun) if n),
         )
 
     def close(self) -> None:
