@@ -157,7 +157,7 @@ class RubyExecutor:
             error = self.check(path)
             if error:
                 return "", f"{Verdict.COMPILATION_ERROR.value}: {_tail(error, 300)}"
-            raw = self.sandbox.execute(
+            raw, _ = self._execute(
                 self.runtime.run_command(path), stdin.encode("utf-8", "surrogateescape"), limits
             )
         verdict = classify(raw, limits, self.runtime)
@@ -166,19 +166,23 @@ class RubyExecutor:
             return "", f"{verdict.value}: {detail}" if detail else verdict.value
         return _text(raw.stdout), ""
 
+    def _execute(self, argv: Sequence[str], stdin: bytes, limits: Limits) -> tuple[RawRun, str]:
+        """One sandboxed run, twice if the wall clock stopped it before it used its CPU time:
+        that is a loaded machine (model jobs beside us) or a program that blocks; load alone
+        must never make a time-out, and a program that blocks is stopped again. The second
+        element says so ("" when run once)."""
+        raw = self.sandbox.execute(argv, stdin, limits)
+        if not (raw.wall_killed and raw.cpu_s < limits.time_s):
+            return raw, ""
+        first = f"run twice (first: {raw.wall_s:.2f} s wall, {raw.cpu_s:.2f} s CPU)"
+        return self.sandbox.execute(argv, stdin, limits), first
+
     def run_one(
         self, argv: Sequence[str], index: int, test: TestCase, limits: Limits
     ) -> TestResult:
         """Run one test of an already-staged program and judge it."""
         stdin = test.input.encode("utf-8", errors="surrogateescape")
-        raw = self.sandbox.execute(argv, stdin, limits)
-        rerun = ""
-        if raw.wall_killed and raw.cpu_s < limits.time_s:
-            # Stopped by the wall clock before using its CPU time: a loaded machine (model jobs
-            # beside us) or a program that blocks. Once more, so that load alone never makes a
-            # time-out; a program that blocks is stopped again.
-            rerun = f"run twice (first: {raw.wall_s:.2f} s wall, {raw.cpu_s:.2f} s CPU)"
-            raw = self.sandbox.execute(argv, stdin, limits)
+        raw, rerun = self._execute(argv, stdin, limits)
         verdict = classify(raw, limits, self.runtime)
         stdout = _text(raw.stdout)
         if verdict is None:
