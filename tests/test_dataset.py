@@ -19,6 +19,7 @@ from ramp.dataset import (
 from ramp.tables import (
     NoTasksError,
     build_task_table,
+    built_from,
     read_tasks,
     row_to_task,
     source_digest,
@@ -190,3 +191,16 @@ def test_the_task_table_records_the_digest_of_its_source(tmp_path: Path) -> None
     assert source_digest(tmp_path / "tasks.parquet") == expected
     write_tasks(read_tasks(tmp_path / "tasks.parquet"), tmp_path / "plain.parquet")
     assert source_digest(tmp_path / "plain.parquet") is None
+
+
+def test_built_from_compares_the_recorded_digest_with_the_bytes_now(tmp_path: Path) -> None:
+    source = tmp_path / "data.jsonl"
+    source.write_bytes(TINY.read_bytes())
+    table = tmp_path / "tasks.parquet"
+    build_task_table(source, table, tmp_path / "errors.parquet")
+    assert built_from(table, source)
+    source.write_bytes(TINY.read_bytes() + b"\n")
+    assert not built_from(table, source)
+    assert not built_from(table, tmp_path / "missing.jsonl")
+    assert not built_from(tmp_path / "missing.parquet", source)
+    assert not built_from(source, source)  # not a Parquet file

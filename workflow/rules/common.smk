@@ -9,6 +9,10 @@ VARIANTS = STUDY.get("variants", [])
 ITERATIONS = int(STUDY.get("iterations", 11))
 # Cores a model job claims; keep it equal to the model entry's n_threads so that Snakemake never
 # runs more model threads than cores (llama.cpp's threads spin-wait and collapse when they share).
+# The model's calls take nearly all of a model job's time; its executor runs between them, on the
+# same cores with as many workers, so a job never runs more than it claims. (Claiming
+# executor.workers too would leave a core idle for hours on 2 cores, while RAMP's K iterations run
+# one after another.)
 MODEL_THREADS = int(STUDY.get("model_threads", 1))
 EXECUTOR_WORKERS = int(config.get("executor", {}).get("workers", 2))
 # A named study (config study.name) keeps its runs, analysis, figures and logs in folders of its
@@ -97,14 +101,6 @@ def dataset_input(path, table="results/tasks/tasks.parquet"):
     was built from (their SHA-256 is in the table's metadata, key ramp.source_sha256). A dataset
     remounted or copied anew (new mtime, same bytes) then reruns nothing; changed bytes, or a table
     without the digest, rerun the study as any newer input does."""
-    import hashlib
+    from ramp.tables import built_from
 
-    import pyarrow.parquet as pq
-
-    try:
-        recorded = (pq.read_schema(table).metadata or {}).get(b"ramp.source_sha256")
-        with open(path, "rb") as f:
-            current = hashlib.file_digest(f, "sha256").hexdigest().encode()
-    except (OSError, ValueError):
-        return path
-    return ancient(path) if recorded == current else path
+    return ancient(path) if built_from(table, path) else path

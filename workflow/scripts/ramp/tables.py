@@ -129,8 +129,8 @@ def tasks_to_table(tasks: Iterable[Task]) -> pa.Table:
     return pa.Table.from_pylist([task_to_row(t) for t in tasks], schema=TASK_SCHEMA)
 
 
-# Schema metadata key of a task table: the SHA-256 of the JSONL it was loaded from. The workflow
-# reads it (workflow/rules/data.smk) to tell new bytes in the dataset from a new mtime only.
+# Schema metadata key of a task table: the SHA-256 of the JSONL it was loaded from, so that the
+# workflow can tell new bytes in the data set from a new mtime only (built_from).
 SOURCE_DIGEST_KEY = b"ramp.source_sha256"
 
 
@@ -157,6 +157,16 @@ def source_digest(path: str | os.PathLike[str]) -> str | None:
     meta = pq.read_schema(path).metadata or {}
     value = meta.get(SOURCE_DIGEST_KEY)
     return value.decode() if value is not None else None
+
+
+def built_from(table: str | os.PathLike[str], source: str | os.PathLike[str]) -> bool:
+    """Whether the task table was built from exactly the bytes now at ``source``; False when
+    either file is missing or unreadable, or the table records no digest."""
+    try:
+        recorded = source_digest(table)
+        return recorded is not None and recorded == file_sha256(source)
+    except (OSError, ValueError):
+        return False
 
 
 def read_tasks(path: str | os.PathLike[str]) -> list[Task]:
