@@ -25,13 +25,16 @@ def echo(prompt) -> str:
 
 
 def call_together(llm: BatchingLLM, requests: list[tuple[str, SamplingParams]]) -> list[str]:
-    """Each request from its own thread, all joined as participants; the answers in order."""
+    """Each request from its own thread, all joined as participants; the answers in order (a
+    call that raised gives "error: MESSAGE")."""
     answers: list[str] = [""] * len(requests)
 
     def one(i: int, text: str, params: SamplingParams) -> None:
         try:
             (c,) = llm.complete([messages(("user", text))], params)
             answers[i] = c.text
+        except RuntimeError as e:
+            answers[i] = f"error: {e}"
         finally:
             llm.leave()
 
@@ -79,24 +82,8 @@ def test_a_failing_batch_fails_every_caller_in_it() -> None:
         raise RuntimeError("model died")
 
     llm = BatchingLLM(FakeLLM(respond=boom), max_batch=4, wait_s=10.0)
-    errors: list[str] = []
-
-    def one() -> None:
-        try:
-            llm.complete([messages(("user", "x"))], SamplingParams())
-        except RuntimeError as e:
-            errors.append(str(e))
-        finally:
-            llm.leave()
-
-    threads = [threading.Thread(target=one) for _ in range(3)]
-    for _ in threads:
-        llm.join()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
-    assert errors == ["model died"] * 3
+    answers = call_together(llm, [("x", SamplingParams())] * 3)
+    assert answers == ["error: model died"] * 3
 
 
 @pytest.fixture(scope="module")

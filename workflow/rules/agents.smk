@@ -61,11 +61,7 @@ rule repair_iteration:
         f"{RUN_LOGS}/iteration_{{t}}.log",
     message:
         "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
-    # The model's cores: its calls take nearly all of the job's time; the executor runs between
-    # them, on the same cores with as many workers, so the job never runs more than it claims.
-    # (Claiming executor.workers too would leave a core idle for hours on 2 cores, while RAMP's K
-    # iterations run one after another.)
-    threads: MODEL_THREADS
+    threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
     conda:
@@ -102,11 +98,7 @@ rule run_method:
         f"{RUN_LOGS}/run_method.log",
     message:
         "Baseline {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
-    # The model's cores: its calls take nearly all of the job's time; the executor runs between
-    # them, on the same cores with as many workers, so the job never runs more than it claims.
-    # (Claiming executor.workers too would leave a core idle for hours on 2 cores, while RAMP's K
-    # iterations run one after another.)
-    threads: MODEL_THREADS
+    threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
     conda:

@@ -46,6 +46,7 @@ done
 echo ready
 exec cat >/dev/null
 """
+_NET_ONLY_SCRIPT = "echo ready\nexec cat >/dev/null\n"
 
 
 def hidden_entries(visible: Iterable[str], root: str = "/") -> list[str]:
@@ -79,7 +80,6 @@ def _hide_lines(paths: Sequence[str]) -> str:
         else:
             lines.append(f"mount --bind -o ro /dev/null {q} 2>/dev/null || true")
     return "\n".join(lines)
-_NET_ONLY_SCRIPT = "echo ready\nexec cat >/dev/null\n"
 
 
 class SetNs:
