@@ -143,6 +143,17 @@ def test_render_writes_every_file(study, tmp_path):
     assert "](s/figure2.png)" in (tmp_path / "figures" / "summary.md").read_text()
 
 
+def test_render_writes_the_source_data_it_drew_from(study, tmp_path):
+    render_study(study, tmp_path)
+    back = pd.read_parquet(tmp_path / "data" / "task_scores.parquet")
+    pd.testing.assert_frame_equal(back, study.task_scores.reset_index(drop=True),
+                                  check_dtype=False)
+    assert set(back["variant"]) == {m.variant for m in study.methods}
+    programs = pd.read_parquet(tmp_path / "data" / "oracle_programs.parquet")
+    assert "code" in study.oracle_programs.columns and "code" not in programs.columns
+    assert len(programs) == len(study.oracle_programs)
+
+
 def test_one_method_study_renders(study, tmp_path):
     from dataclasses import replace
     alone = replace(study, methods=study.methods[:1])

@@ -4,6 +4,7 @@
 # Must match ramp.figures.render.figure_paths (tests/analysis/test_rules.py checks it).
 FIGURE_NAMES = ["figure2", "figure3", "figure4", "figure5", "figure6"]
 TABLE_NAMES = ["table1", "table2", "table3", "oracle_coverage", "table4", "costs"]
+DATA_NAMES = ["scores", "task_scores", "transitions", "costs", "oracle", "oracle_programs"]
 
 
 rule render_figures:
@@ -19,6 +20,7 @@ rule render_figures:
             "{root}/{{subset}}/{name}.{ext}", root=FIGURES, name=FIGURE_NAMES, ext=["png", "pdf"]
         ),
         tables=expand("{root}/{{subset}}/tables/{name}.csv", root=FIGURES, name=TABLE_NAMES),
+        data=expand("{root}/{{subset}}/data/{name}.parquet", root=FIGURES, name=DATA_NAMES),
         summary=f"{FIGURES}/{{subset}}/summary.md",
     log:
         f"{LOGS}/figures/{{subset}}.log",

@@ -29,6 +29,9 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "costs": (tables.cost_table, "Cost per method, policy and stage"),
 }
 FORMATS = ("png", "pdf")
+# The frames every table and figure is drawn from, written beside them as the run's small,
+# committable record (one row per method x ...; no program text, no data-set text).
+DATA_NAMES = ("scores", "task_scores", "transitions", "costs", "oracle", "oracle_programs")
 
 
 def figure_paths(out_dir: str | os.PathLike[str]) -> list[Path]:
@@ -36,6 +39,7 @@ def figure_paths(out_dir: str | os.PathLike[str]) -> list[Path]:
     out = Path(out_dir)
     paths = [out / f"{name}.{ext}" for name in FIGURES for ext in FORMATS]
     paths += [out / "tables" / f"{name}.csv" for name in TABLES]
+    paths += [out / "data" / f"{name}.parquet" for name in DATA_NAMES]
     return [*paths, out / "summary.md"]
 
 
@@ -54,6 +58,13 @@ def _markdown(df: pd.DataFrame) -> str:
         return "_(nothing to show: not run)_"
     # tabulate leaves only None blank, not NaN.
     return df.astype(object).where(df.notna(), None).to_markdown(index=False, missingval="")
+
+
+def source_data(study: Study) -> dict[str, pd.DataFrame]:
+    """The study's frames as written to ``data/``: oracle programs without their code."""
+    frames = {name: getattr(study, name) for name in DATA_NAMES}
+    frames["oracle_programs"] = frames["oracle_programs"].drop(columns="code", errors="ignore")
+    return frames
 
 
 def render_study(study: Study, out_dir: str | os.PathLike[str]) -> str:
@@ -76,6 +87,12 @@ def render_study(study: Study, out_dir: str | os.PathLike[str]) -> str:
     for name, (draw, title) in FIGURES.items():
         save_figure(draw(study), out / name)
         lines += [f"## {name.capitalize()}: {title}", "", f"![{name}]({name}.png)", ""]
+    for name, df in source_data(study).items():
+        with atomic_path(out / "data" / f"{name}.parquet") as tmp:
+            df.to_parquet(tmp, index=False)
+    lines += ["## Source data", "",
+              "`data/*.parquet`: the frames these tables and figures are drawn from "
+              "(`pandas.read_parquet`); `model` and `variant` name the method.", ""]
     text = "\n".join(lines)
     write_text(out / "summary.md", text)
     return text
