@@ -143,6 +143,22 @@ def test_render_writes_every_file(study, tmp_path):
     assert "](s/figure2.png)" in (tmp_path / "figures" / "summary.md").read_text()
 
 
+def test_overlap_matrix_counts_shared_tasks():
+    mat = plots.overlap_matrix({"a": {"t1", "t2"}, "b": {"t2", "t3", "t4"}, "c": set()})
+    assert mat.loc["a", "a"] == 2 and mat.loc["b", "b"] == 3 and mat.loc["c", "c"] == 0
+    assert mat.loc["a", "b"] == mat.loc["b", "a"] == 1 and mat.loc["a", "c"] == 0
+
+
+def test_plots_name_methods_by_variant_when_one_model(study):
+    from dataclasses import replace
+
+    from ramp.figures.study import Method
+    m = study.methods[0]
+    assert study.name(m) == m.variant
+    two = replace(study, methods=(*study.methods, Method("other", m.variant)))
+    assert study.name(m) == m.variant and two.name(m) == m.label
+
+
 def test_render_writes_the_source_data_it_drew_from(study, tmp_path):
     render_study(study, tmp_path)
     back = pd.read_parquet(tmp_path / "data" / "task_scores.parquet")

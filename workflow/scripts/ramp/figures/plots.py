@@ -5,13 +5,10 @@ Every function copes with a study of one method: comparison panels then show tha
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -20,6 +17,16 @@ from ramp.figures.study import Method, Study
 from ramp.sampling import BANDS
 
 SOLVED, UNSOLVED = "#4caf50", "#e57373"
+# Verdicts as the judges abbreviate them, so the transition matrices' labels fit.
+SHORT_VERDICT = {"PASSED": "OK", "WRONG_ANSWER": "WA", "RUNTIME_ERROR": "RE",
+                 "TIME_LIMIT_EXCEEDED": "TLE", "MEMORY_LIMIT_EXCEEDED": "MLE",
+                 "COMPILATION_ERROR": "CE", "OUTPUT_LIMIT_EXCEEDED": "OLE"}
+
+
+def _model_title(fig: Figure, study: Study) -> None:
+    """With one model, plots name methods by variant; the model is named once, above."""
+    if len(study.models) == 1:
+        fig.suptitle(f"model: {study.models[0]}", fontsize=9, x=0.99, ha="right")
 
 
 def _integer(axis) -> None:
@@ -46,29 +53,24 @@ def figure2(study: Study) -> Figure:
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     for m in study.methods:
         curve = _curve(study, m, "cumulative")
-        left.plot(curve.index, curve.values, marker="o", label=m.label)
+        left.plot(curve.index, curve.values, marker="o", label=study.name(m))
     left.set(xlabel="iteration", ylabel="cumulative pass@1 (%)", ylim=(0, 100),
              title="Cumulative pass@1 per iteration")
     left.legend(fontsize=8)
     _integer(left.xaxis)
+    # Solved tasks per band, one bar per method; the band's task count is in its tick label
+    # (unsolved = that count minus the bar), which stays readable with Table 1's seven methods.
     rows = []
     for m in study.methods:
         b = _bands(study.of(study.task_scores, m), "cumulative")
-        for band, r in b.iterrows():
-            rows += [{"band": band, "method": m.label, "state": "solved", "tasks": r.solved},
-                     {"band": band, "method": m.label, "state": "unsolved", "tasks": r.unsolved}]
-    df = pd.DataFrame(rows)
-    df["group"] = df["method"] + ": " + df["state"]
-    palette = {}
-    for i, m in enumerate(study.methods):
-        shade = 1 - 0.35 * i / max(1, len(study.methods) - 1) if len(study.methods) > 1 else 1
-        palette[f"{m.label}: solved"] = tuple(np.array(to_rgb(SOLVED)) * shade)
-        palette[f"{m.label}: unsolved"] = tuple(np.array(to_rgb(UNSOLVED)) * shade)
-    sns.barplot(df, x="band", y="tasks", hue="group", palette=palette, ax=right)
-    right.set(xlabel="difficulty (Codeforces rating)", ylabel="tasks",
-              title="Solved and unsolved by difficulty")
-    right.legend(fontsize=7)
+        rows += [{"band": f"{band}\n(n={int(r.total)})", "method": study.name(m),
+                  "solved": r.solved} for band, r in b.iterrows()]
+    sns.barplot(pd.DataFrame(rows), x="band", y="solved", hue="method", ax=right)
+    right.set(xlabel="difficulty (Codeforces rating; n = tasks in the range)",
+              ylabel="tasks solved (cumulative)", title="Solved by difficulty")
+    right.legend(fontsize=8)
     _integer(right.yaxis)
+    _model_title(fig, study)
     fig.tight_layout()
     return fig
 
@@ -125,9 +127,11 @@ def figure4(study: Study, method: Method | None = None) -> Figure:
         if mat.empty:
             ax.text(0.5, 0.5, f"no '{convention}' outcomes", ha="center", va="center")
         else:
+            mat = mat.rename(index=SHORT_VERDICT, columns=SHORT_VERDICT)
             sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax)
-            ax.tick_params(axis="x", rotation=30)
-        ax.set(xlabel="after repair (per hidden test)", ylabel=f"before ({convention})",
+            ax.tick_params(axis="both", rotation=0)
+        ax.set(xlabel="after repair (per hidden test; OK = passed, WA, RE, TLE, MLE, CE)",
+               ylabel=f"before ({convention})",
                title=f"Outcome transitions, before = {convention}")
     fig.tight_layout()
     return fig
@@ -168,50 +172,45 @@ def _seconds(study: Study, method: Method, policy: str) -> float | None:
 
 
 def figure6(study: Study) -> Figure:
-    """Left: pass@1 vs summed compute seconds per method (and E.S.). Right: overlap of the solved
-    sets, as counts of tasks per exact membership pattern (an UpSet-style Venn)."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
+    """Left: pass@1 vs summed compute time per method (filled) and with E.S. (hollow). Right:
+    overlap of the solved sets: tasks solved by both of two methods (diagonal: by one)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.2))
     for i, m in enumerate(study.methods):
-        for policy, metric, suffix, marker, dy in (("full", "cumulative", "", "o", 4),
-                                                   ("early_stop", "early_stop", " E.S.", "s", -12)):
+        for policy, metric, suffix, face in (("full", "cumulative", "", f"C{i}"),
+                                             ("early_stop", "early_stop", " E.S.", "none")):
             seconds = _seconds(study, m, policy)
             curve = _curve(study, m, metric)
             if seconds is None or curve.empty:
                 continue
-            left.scatter(seconds, curve.iloc[-1], s=50, color=f"C{i}", marker=marker)
-            left.annotate(m.label + suffix, (seconds, curve.iloc[-1]), fontsize=8,
-                          xytext=(4, dy), textcoords="offset points")
-    left.set(xlabel="compute time (s, summed over stages)", ylabel="cumulative pass@1 (%)",
-             ylim=(0, 105), title="pass@1 vs time")
+            left.scatter(seconds / 3600, curve.iloc[-1], s=60, marker="o", facecolors=face,
+                         edgecolors=f"C{i}", linewidths=1.5, label=study.name(m) + suffix)
+    left.set(xlabel="compute time (hours, summed over stages)", ylabel="cumulative pass@1 (%)",
+             title="pass@1 vs time (hollow: early stopping)")
+    left.set_ylim(bottom=0)
     if left.collections:
-        left.set_xscale("log")
-    solved = {m.label: set(study.of(study.task_scores, m).query("cumulative")["task_id"])
+        left.legend(fontsize=8, ncols=2)
+    solved = {study.name(m): set(study.of(study.task_scores, m).query("cumulative")["task_id"])
               for m in study.methods}
     _overlap(right, solved)
+    _model_title(fig, study)
     fig.tight_layout()
     return fig
 
 
-def _overlap(ax, sets: dict[str, set[str]]) -> None:
+def overlap_matrix(sets: dict[str, set[str]]) -> pd.DataFrame:
+    """Tasks in both of two sets; the diagonal is each set's size."""
     names = list(sets)
-    everything = set().union(*sets.values()) if sets else set()
-    patterns: dict[tuple[bool, ...], int] = {}
-    for item in everything:
-        key = tuple(item in sets[n] for n in names)
-        patterns[key] = patterns.get(key, 0) + 1
-    ordered = sorted(patterns.items(), key=lambda kv: -kv[1])
-    labels = [" & ".join(n for n, inside in zip(names, key, strict=True) if inside)
-              for key, _ in ordered]
-    y = np.arange(len(ordered))
-    ax.barh(y, [c for _, c in ordered], color="tab:purple")
-    ax.set_yticks(y, labels if labels else [], fontsize=8)
-    ax.invert_yaxis()
-    _integer(ax.xaxis)
-    ax.set(xlabel="tasks solved by exactly these methods", ylabel="methods",
-           title="Overlap of solved tasks")
-    pairs = ", ".join(f"{len(sets[a] & sets[b])}" for a, b in combinations(names, 2))
-    if not ordered:
-        ax.text(0.5, 0.5, "no task solved", ha="center", va="center", transform=ax.transAxes)
-    elif pairs:
-        ax.text(0.99, 0.01, f"pairwise shared: {pairs}", ha="right", va="bottom",
-                transform=ax.transAxes, fontsize=7)
+    return pd.DataFrame([[len(sets[a] & sets[b]) for b in names] for a in names],
+                        index=names, columns=names)
+
+
+def _overlap(ax, sets: dict[str, set[str]]) -> None:
+    mat = overlap_matrix(sets)
+    alone = {n: len(s - set().union(*(t for k, t in sets.items() if k != n)))
+             for n, s in sets.items()}
+    sns.heatmap(mat, annot=True, fmt="d", cmap="Purples", cbar=False, square=True, ax=ax)
+    ax.set_yticks(np.arange(len(mat)) + 0.5, [f"{n} ({alone[n]} alone)" for n in mat.index],
+                  rotation=0)
+    ax.tick_params(axis="x", rotation=45)
+    ax.set(xlabel="method", ylabel="method (tasks only it solved)",
+           title="Solved tasks shared (diagonal: solved)")

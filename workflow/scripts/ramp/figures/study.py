@@ -48,6 +48,14 @@ class Study:
                 return m
         return self.methods[0]
 
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.model for m in self.methods))
+
+    def name(self, method: Method) -> str:
+        """A method's name in plots: the variant alone when the study has one model."""
+        return method.variant if len(self.models) == 1 else method.label
+
     def of(self, frame: pd.DataFrame, method: Method) -> pd.DataFrame:
         return frame[(frame["model"] == method.model) & (frame["variant"] == method.variant)]
 
