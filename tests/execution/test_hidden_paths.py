@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ramp.execution.executor import RubyExecutor
-from ramp.execution.namespaces import SYSTEM_DIRS, hidden_entries
+from ramp.execution.namespaces import SYSTEM_DIRS, NamespaceHolder, covered, hidden_entries
 from ramp.execution.runtime import Runtime, python_runtime
 from ramp.tasks import Limits, TestCase, Verdict
 
@@ -27,6 +27,25 @@ def test_hidden_entries_keep_the_system_the_visible_paths_and_symlinks(tmp_path:
     hidden = hidden_entries(["/opt/ruby/bin/ruby", "relative/ignored"], root=str(tmp_path))
     assert hidden == [str(tmp_path / n) for n in ("data", "home", "info.json", "work")]
     assert {"usr", "etc", "bin", "tmp", "proc", "dev"} <= SYSTEM_DIRS
+
+
+def test_covered_reads_the_holders_hidden_lines() -> None:
+    paths = ["/a", "/b c", "/d"]
+    said = [b"hidden 2", b"hidden 0", b"noise"]
+    assert covered(paths, said) == ("/a", "/d")
+    assert covered(paths, []) == ()
+
+
+def test_the_holder_reports_only_the_covers_that_held(planted: Path) -> None:
+    missing = f"/ramp-missing-{uuid.uuid4().hex[:8]}"  # no such entry: its cover must fail
+    holder = NamespaceHolder(hide=[str(planted.parent), missing])
+    try:
+        if not holder.mount:
+            pytest.skip("no mount namespace here")
+        assert holder.hidden == (str(planted.parent),)
+        assert list(holder.host_path(str(planted.parent)).iterdir()) == []
+    finally:
+        holder.close()
 
 
 def test_a_runtime_names_its_host_paths() -> None:

@@ -71,15 +71,24 @@ def hidden_entries(visible: Iterable[str], root: str = "/") -> list[str]:
 
 
 def _hide_lines(paths: Sequence[str]) -> str:
-    """Shell lines covering each path; one that cannot be covered is skipped, not fatal."""
+    """Shell lines covering each path; one that cannot be covered is skipped, not fatal. Each
+    cover that holds prints ``hidden I`` (I: the path's index), so the holder reports exactly
+    what it covered (:func:`covered`)."""
     lines = []
-    for p in paths:
+    for i, p in enumerate(paths):
         q = shlex.quote(p)
         if os.path.isdir(p):
-            lines.append(f"mount -t tmpfs -o ro,mode=0755,size=4k none {q} 2>/dev/null || true")
+            cover = f"mount -t tmpfs -o ro,mode=0755,size=4k none {q}"
         else:
-            lines.append(f"mount --bind -o ro /dev/null {q} 2>/dev/null || true")
+            cover = f"mount --bind -o ro /dev/null {q}"
+        lines.append(f"{cover} 2>/dev/null && echo hidden {i} || true")
     return "\n".join(lines)
+
+
+def covered(paths: Sequence[str], lines: Iterable[bytes]) -> tuple[str, ...]:
+    """The paths whose cover the holder reported (``hidden I`` lines), in the given order."""
+    done = {int(line.split()[1]) for line in lines if line.startswith(b"hidden ")}
+    return tuple(p for i, p in enumerate(paths) if i in done)
 
 
 class SetNs:
@@ -114,16 +123,15 @@ class NamespaceHolder:
         if os.geteuid() != 0 or shutil.which("unshare") is None:
             raise OSError("namespaces need root and util-linux unshare")
         self.mount = True
-        self.hidden: tuple[str, ...] = tuple(hide)
         try:
-            self._proc = self._start(
+            self._proc, said = self._start(
                 ["--mount", "--net", "--propagation", "private"],
                 _MOUNT_SCRIPT.format(size=tmpfs_size, hide=_hide_lines(hide)),
             )
         except OSError:
             self.mount = False
-            self.hidden = ()
-            self._proc = self._start(["--net"], _NET_ONLY_SCRIPT)
+            self._proc, said = self._start(["--net"], _NET_ONLY_SCRIPT)
+        self.hidden: tuple[str, ...] = covered(hide, said) if self.mount else ()
         self.pid = self._proc.pid
         self.fds: list[tuple[int, int]] = [
             (os.open(f"/proc/{self.pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC), CLONE_NEWNET)
@@ -134,7 +142,8 @@ class NamespaceHolder:
         self.setns = SetNs()
 
     @staticmethod
-    def _start(flags: list[str], script: str) -> subprocess.Popen[bytes]:
+    def _start(flags: list[str], script: str) -> tuple[subprocess.Popen[bytes], list[bytes]]:
+        """The running holder and the lines it printed before ``ready``."""
         proc = subprocess.Popen(
             ["unshare", *flags, "--", "sh", "-c", script],
             stdin=subprocess.PIPE,
@@ -143,13 +152,17 @@ class NamespaceHolder:
             env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"},
         )
         assert proc.stdout is not None
+        said = []
         line = proc.stdout.readline()
+        while line.startswith(b"hidden "):
+            said.append(line.strip())
+            line = proc.stdout.readline()
         if line.strip() != b"ready":
             err = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
             proc.kill()
             proc.wait()
             raise OSError(f"namespace holder failed: {err or 'no ready line'}")
-        return proc
+        return proc, said
 
     def host_path(self, inner: str) -> Path:
         return Path(f"/proc/{self.pid}/root{inner}") if self.mount else Path(inner)
