@@ -105,6 +105,11 @@ def test_oracle_table_counts(study):
     t3 = tables.table3(study)
     assert set(t3["iteration"]) == {1, 2, 3}
     assert (t3["classified"] == 3).all()
+    cover = tables.oracle_coverage(study).set_index("measure")["value"]
+    first = study.oracle[study.oracle["iteration"] == 1].dropna(subset=["category"])
+    assert cover["generated tests run on an oracle program"] == first["n_tests"].sum() > 0
+    assert (cover["... whose expected output the oracle reproduces"]
+            == first["n_tests_passed_oracle"].sum())
 
 
 def test_ablation_tables_show_only_variants_run(study):

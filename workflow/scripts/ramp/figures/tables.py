@@ -106,6 +106,11 @@ def oracle_coverage(study: Study) -> pd.DataFrame:
          "value": int((excluded["excluded"] == "no oracle").sum())},
         {"measure": "task x run pairs without generated tests",
          "value": int((excluded["excluded"] == "no generated tests").sum())},
+        # How often a generated test's expected output is right, where an oracle can tell.
+        {"measure": "generated tests run on an oracle program",
+         "value": int(excluded["n_tests"].where(excluded["category"].notna(), 0).sum())},
+        {"measure": "... whose expected output the oracle reproduces",
+         "value": int(excluded["n_tests_passed_oracle"].fillna(0).sum())},
     ]
     return pd.DataFrame(rows)
 
