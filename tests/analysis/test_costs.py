@@ -38,6 +38,7 @@ def test_costs_per_agent_and_early_stop_saving():
     assert c.loc[("early_stop", "hidden_validation"), "seconds"] == 3.0
     assert c.loc[("full", "total"), "seconds"] == pytest.approx(1.5 + 2.5 + 6 + 1 + 3 + 5)
     assert c.loc[("full", "total"), "peak_memory_mb"] == 25.0
+    assert c.loc[("full", "total"), "calls"] == 1 + 1 + 3 + 2  # model calls, not program runs
     assert c.loc[("early_stop", "total"), "seconds"] < c.loc[("full", "total"), "seconds"]
 
 

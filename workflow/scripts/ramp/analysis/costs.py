@@ -17,6 +17,9 @@ import pandas as pd
 
 COST_COLUMNS = ["policy", "stage", "calls", "prompt_tokens", "completion_tokens", "seconds",
                 "peak_memory_mb"]
+# Stages without a model: their ``calls`` are programs run, left out of the total's calls
+# (which counts model calls), while their seconds count in the total's.
+EXECUTOR_STAGES = ("test_executor", "hidden_validation")
 
 
 def _calls(df: pd.DataFrame, role: str, stage: str, policy: str) -> dict:
@@ -86,7 +89,7 @@ def cost_table(
     *,
     early_stopping: bool = False,
 ) -> pd.DataFrame:
-    """Rows per (policy, stage), plus a ``total`` row per policy."""
+    """Rows per (policy, stage), plus a ``total`` row per policy (its calls: model calls)."""
     stops = per_task.set_index("task_id")
     policies = {"full": attempts}
     if early_stopping:
@@ -111,8 +114,9 @@ def cost_table(
             validated = hidden_attempts.merge(kept[["task_id", "iteration"]])
         rows.append(_hidden(validated, policy))
     df = pd.DataFrame(rows, columns=COST_COLUMNS)
-    totals = df.groupby("policy", sort=False).agg(
-        calls=("calls", "sum"), prompt_tokens=("prompt_tokens", "sum"),
+    model_calls = df["calls"].where(~df["stage"].isin(EXECUTOR_STAGES), 0)
+    totals = df.assign(model_calls=model_calls).groupby("policy", sort=False).agg(
+        calls=("model_calls", "sum"), prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"), seconds=("seconds", "sum"),
         peak_memory_mb=("peak_memory_mb", "max")).reset_index()
     totals.insert(1, "stage", "total")
