@@ -10,8 +10,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ramp.figures import plots, tables
-from ramp.figures.study import Study
-from ramp.io import atomic_path, write_text
+from ramp.figures.study import RUN_FILES, Study
+from ramp.io import atomic_path, write_parquet, write_text
 
 FIGURES: dict[str, tuple[Callable[[Study], Figure], str]] = {
     "figure2": (plots.figure2, "Cumulative pass@1 per iteration; solved/unsolved by difficulty"),
@@ -31,7 +31,7 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
 FORMATS = ("png", "pdf")
 # The frames every table and figure is drawn from, written beside them as the run's small,
 # committable record (one row per method x ...; no program text, no data-set text).
-DATA_NAMES = ("scores", "task_scores", "transitions", "costs", "oracle", "oracle_programs")
+DATA_NAMES = (*RUN_FILES, "oracle", "oracle_programs")
 
 
 def figure_paths(out_dir: str | os.PathLike[str]) -> list[Path]:
@@ -88,8 +88,7 @@ def render_study(study: Study, out_dir: str | os.PathLike[str]) -> str:
         save_figure(draw(study), out / name)
         lines += [f"## {name.capitalize()}: {title}", "", f"![{name}]({name}.png)", ""]
     for name, df in source_data(study).items():
-        with atomic_path(out / "data" / f"{name}.parquet") as tmp:
-            df.to_parquet(tmp, index=False)
+        write_parquet(df, out / "data" / f"{name}.parquet")
     lines += ["## Source data", "",
               "`data/*.parquet`: the frames these tables and figures are drawn from "
               "(`pandas.read_parquet`); `model` and `variant` name the method.", ""]
