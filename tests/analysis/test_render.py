@@ -188,3 +188,29 @@ def test_a_missing_table_cell_is_blank_not_nan():
     text = _markdown(pd.DataFrame({"method": ["a", "a E.S."], "score": [50.0, None]}))
     assert "nan" not in text
     assert "|      50 |" in text
+
+
+def test_cost_summary_splits_model_and_execution_time(study):
+    summary = tables.cost_summary(study).set_index(["variant", "policy"])
+    ramp = summary.loc[("ramp", "full")]
+    # ramp: 6 programmer calls, 4 feedback calls (attempts that failed their tests),
+    # 3 reflections, 3 test designs; each call 40 + 20 tokens and 1.5 s.
+    assert ramp["model calls"] == 16
+    assert ramp["prompt tokens"] == 16 * 40 and ramp["completion tokens"] == 16 * 20
+    assert ramp["model hours"] == round(16 * 1.5 / 3600, 2)
+    costs = study.of(study.costs, study.methods[0]).set_index(["policy", "stage"])
+    assert ramp["programs run"] == (costs.loc[("full", "test_executor"), "calls"]
+                                    + costs.loc[("full", "hidden_validation"), "calls"])
+    assert ("ramp", "early_stop") in summary.index
+
+
+def test_cost_table_keeps_the_stages_a_method_has(study):
+    from dataclasses import replace
+
+    unused = study.costs.iloc[:1].assign(stage="planner", calls=0, seconds=0.0,
+                                         policy="full")
+    stages = tables.cost_table(replace(study, costs=pd.concat([study.costs, unused])))
+    assert "policy" not in stages.columns and "total" in set(stages["stage"])
+    assert "planner" not in set(stages["stage"])
+    full = study.costs[study.costs["policy"] == "full"]
+    assert len(stages) == len(full)

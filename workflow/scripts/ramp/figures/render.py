@@ -26,7 +26,8 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "table3": (tables.table3, "Table 3: generated tests vs the oracle, per iteration"),
     "oracle_coverage": (tables.oracle_coverage, "Oracle coverage"),
     "table4": (tables.table4, "Table 4: prompting ablations (cumulative pass@1, %)"),
-    "costs": (tables.cost_table, "Cost per method, policy and stage"),
+    "cost_summary": (tables.cost_summary, "Cost per method (full run; E.S.: early stopping)"),
+    "costs": (tables.cost_table, "Cost per method and stage (full run)"),
 }
 FORMATS = ("png", "pdf")
 # The frames every table and figure is drawn from, written beside them as the run's small,

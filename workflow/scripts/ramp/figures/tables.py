@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ramp.analysis.costs import EXECUTOR_STAGES
 from ramp.analysis.oracle import CATEGORIES
 from ramp.analysis.oracle import table3 as oracle_counts
 from ramp.analysis.scores import final_score
@@ -115,10 +116,37 @@ def oracle_coverage(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def cost_summary(study: Study) -> pd.DataFrame:
+    """One row per method and policy: model calls and tokens, model and execution time, peaks.
+
+    Times are summed stage seconds (docs/metrics.md), not a Snakemake run's wall time."""
+    rows = []
+    stages = study.costs[study.costs["stage"] != "total"]
+    for (model, variant, policy), g in stages.groupby(["model", "variant", "policy"], sort=False):
+        executor = g["stage"].isin(EXECUTOR_STAGES)
+        llm, ran = g[~executor], g[executor]
+        rows.append({
+            "model": model, "variant": variant, "policy": policy,
+            "model calls": int(llm["calls"].sum()),
+            "prompt tokens": int(llm["prompt_tokens"].sum()),
+            "completion tokens": int(llm["completion_tokens"].sum()),
+            "model hours": round(llm["seconds"].sum() / 3600, 2),
+            "programs run": int(ran["calls"].sum()),
+            "execution minutes": round(ran["seconds"].sum() / 60, 1),
+            "model peak MB": llm["peak_memory_mb"].max(),
+            "program peak MB": ran["peak_memory_mb"].max(),
+        })
+    return pd.DataFrame(rows)
+
+
 def cost_table(study: Study) -> pd.DataFrame:
-    """Calls, tokens, seconds and peak memory per method, policy and stage."""
-    cols = ["model", "variant", "policy", "stage", "calls", "prompt_tokens",
+    """Calls, tokens, seconds and peak memory per method and stage, as the method ran
+    (policy ``full``), leaving out the stages a method has not got (no call, no second).
+    Every policy's rows are in the source data's ``costs.parquet``."""
+    cols = ["model", "variant", "stage", "calls", "prompt_tokens",
             "completion_tokens", "seconds", "peak_memory_mb"]
-    df = study.costs[cols].copy()
+    c = study.costs
+    used = (c["policy"] == "full") & ((c["calls"] > 0) | (c["seconds"] > 0))
+    df = c.loc[used, cols].reset_index(drop=True)
     df["seconds"] = df["seconds"].round(1)
     return df
