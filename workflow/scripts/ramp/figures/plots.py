@@ -176,19 +176,25 @@ def figure6(study: Study) -> Figure:
     overlap of the solved sets: tasks solved by both of two methods (diagonal: by one)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.2))
     for i, m in enumerate(study.methods):
-        for policy, metric, suffix, face in (("full", "cumulative", "", f"C{i}"),
-                                             ("early_stop", "early_stop", " E.S.", "none")):
+        for policy, metric, face in (("full", "cumulative", f"C{i}"),
+                                     ("early_stop", "early_stop", "none")):
             seconds = _seconds(study, m, policy)
             curve = _curve(study, m, metric)
             if seconds is None or curve.empty:
                 continue
-            left.scatter(seconds / 3600, curve.iloc[-1], s=60, marker="o", facecolors=face,
-                         edgecolors=f"C{i}", linewidths=1.5, label=study.name(m) + suffix)
+            # One legend entry per method: the title says what a hollow marker is.
+            label = study.name(m) if policy == "full" else "_nolegend_"
+            # Later methods get smaller markers, so methods at the same point show as rings.
+            size = 50 + 18 * (len(study.methods) - 1 - i)
+            left.scatter(seconds / 3600, curve.iloc[-1], s=size, marker="o", facecolors=face,
+                         edgecolors=f"C{i}", linewidths=1.5, label=label)
     left.set(xlabel="compute time (hours, summed over stages)", ylabel="cumulative pass@1 (%)",
              title="pass@1 vs time (hollow: early stopping)")
-    left.set_ylim(bottom=0)
+    left.set_ylim(bottom=0, top=max(1.0, left.get_ylim()[1] * 1.1))
     if left.collections:
-        left.legend(fontsize=8, ncols=2)
+        # Below the axes, where it covers no point.
+        left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+                    ncols=min(4, len(study.methods)), frameon=False)
     solved = {study.name(m): set(study.of(study.task_scores, m).query("cumulative")["task_id"])
               for m in study.methods}
     _overlap(right, solved)

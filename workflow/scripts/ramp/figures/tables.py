@@ -133,8 +133,8 @@ def cost_summary(study: Study) -> pd.DataFrame:
             "model hours": round(llm["seconds"].sum() / 3600, 2),
             "programs run": int(ran["calls"].sum()),
             "execution minutes": round(ran["seconds"].sum() / 60, 1),
-            "model peak MB": llm["peak_memory_mb"].max(),
-            "program peak MB": ran["peak_memory_mb"].max(),
+            "model peak MB": round(llm["peak_memory_mb"].max(), 0),
+            "program peak MB": round(ran["peak_memory_mb"].max(), 1),
         })
     return pd.DataFrame(rows)
 
