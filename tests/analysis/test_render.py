@@ -214,3 +214,13 @@ def test_cost_table_keeps_the_stages_a_method_has(study):
     assert "planner" not in set(stages["stage"])
     full = study.costs[study.costs["policy"] == "full"]
     assert len(stages) == len(full)
+
+
+def test_solved_tasks_marks_strict_and_cumulative_only(study):
+    solved = tables.solved_tasks(study).set_index("task")
+    # ramp: a passes at t2 and returns it; b passed at t1 only (returned t3 fails);
+    # c never passes its truncated test. zero_shot: a at t1; b has no code; c fails.
+    assert solved.loc["a", "ramp"] == "t2" and solved.loc["a", "zero_shot"] == "t1"
+    assert solved.loc["b", "ramp"] == "(t1)" and solved.loc["b", "zero_shot"] == ""
+    assert "c" not in solved.index
+    assert list(solved["difficulty"]) == sorted(solved["difficulty"])

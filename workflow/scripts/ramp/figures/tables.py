@@ -56,6 +56,33 @@ def table1(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def solved_tasks(study: Study) -> pd.DataFrame:
+    """The tasks some method repaired, one column per method: ``t2`` when its candidate of
+    iteration 2 was the first to pass every hidden test and is the returned program (strict),
+    ``(t2)`` when that candidate passed but the method returned another (cumulative only)."""
+    ts = study.task_scores
+    if ts.empty or not ts["cumulative"].any():
+        return pd.DataFrame()
+    solved = ts.loc[ts["cumulative"].astype(bool), "task_id"].unique()
+    first = ts[ts["task_id"].isin(solved)].drop_duplicates("task_id").set_index("task_id")
+    rows = []
+    for task_id in sorted(solved, key=lambda t: (first.loc[t, "difficulty"], t)):
+        info = first.loc[task_id]
+        row: dict[str, object] = {
+            "task": task_id[:8], "difficulty": info["difficulty"],
+            "tags": ", ".join(info["tags"]) if info["tags"] is not None else "",
+            "recorded outcome": info["recorded_outcome"]}
+        for m in study.methods:
+            r = study.of(ts, m).set_index("task_id")
+            cell = ""
+            if task_id in r.index and bool(r.loc[task_id, "cumulative"]):
+                t = f"t{int(r.loc[task_id, 'first_pass_iteration'])}"
+                cell = t if bool(r.loc[task_id, "strict"]) else f"({t})"
+            row[study.name(m)] = cell
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def ablation_table(study: Study, labels: dict[str, str]) -> pd.DataFrame:
     """Cumulative pass@1 (the paper's convention), models x the variants of ``labels`` run."""
     present = [v for v in labels if any(m.variant == v for m in study.methods)]
