@@ -11,7 +11,7 @@ import pytest
 from ramp.analysis import stages
 from ramp.figures import plots, tables
 from ramp.figures.render import combine_summaries, figure_paths, render_study
-from ramp.figures.study import load_study
+from ramp.figures.study import Method, load_study
 from ramp.tables import write_tasks
 
 from .conftest import EchoRunner, make_task
@@ -113,8 +113,17 @@ def test_oracle_table_counts(study):
 
 
 def test_ablation_tables_show_only_variants_run(study):
-    assert list(tables.table2(study).columns) == ["model", "RAMP"]
-    assert list(tables.table4(study).columns) == ["model", "RAMP"]
+    from dataclasses import replace
+
+    # RAMP alone compares nothing; with an ablation run, the table has its column and RAMP's.
+    assert tables.table2(study).empty and tables.table4(study).empty
+    ramp = study.of(study.scores, study.main)
+    ablated = replace(study, methods=(*study.methods, Method("tiny-model", "no_testgen")),
+                      scores=pd.concat([study.scores, ramp.assign(variant="no_testgen")]))
+    t2 = tables.table2(ablated)
+    assert list(t2.columns) == ["model", "w/o Test Gen.", "RAMP"]
+    assert t2.loc[0, "w/o Test Gen."] == t2.loc[0, "RAMP"] == pytest.approx(66.7)
+    assert tables.table4(ablated).empty
 
 
 def test_ablation_tables_are_empty_without_ramp_or_an_ablation(study):

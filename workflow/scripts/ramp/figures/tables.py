@@ -84,9 +84,10 @@ def solved_tasks(study: Study) -> pd.DataFrame:
 
 
 def ablation_table(study: Study, labels: dict[str, str]) -> pd.DataFrame:
-    """Cumulative pass@1 (the paper's convention), models x the variants of ``labels`` run."""
+    """Cumulative pass@1 (the paper's convention), models x the variants of ``labels`` run;
+    empty when no ablation ran (RAMP alone compares nothing)."""
     present = [v for v in labels if any(m.variant == v for m in study.methods)]
-    if not present:
+    if not set(present) - {"ramp"}:
         return pd.DataFrame()
     rows = []
     for model in dict.fromkeys(m.model for m in study.methods):
