@@ -149,7 +149,8 @@ def test_every_axes_is_labelled(study, draw):
 
 def test_render_writes_every_file(study, tmp_path):
     out = tmp_path / "figures" / "s"
-    text = render_study(study, out)
+    text = render_study(study, out, about="Study `x`: a budget of K = 3.")
+    assert text.splitlines()[2] == "Study `x`: a budget of K = 3."
     for path in figure_paths(out):
         assert path.exists() and path.stat().st_size > 0, path
     assert "Table 1" in text and "zero_shot" in text and "![figure4](figure4.png)" in text
@@ -233,3 +234,37 @@ def test_solved_tasks_marks_strict_and_cumulative_only(study):
     assert solved.loc["b", "ramp"] == "(t1)" and solved.loc["b", "zero_shot"] == ""
     assert "c" not in solved.index
     assert list(solved["difficulty"]) == sorted(solved["difficulty"])
+
+
+@pytest.mark.slow
+def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
+    """`render_figures` run by Snakemake (allowed no other rule) on runs that have only their
+    scored tables and the oracle's: it renders, and the summary names the study and its K."""
+    import shutil
+    import subprocess
+    import sys
+
+    import yaml
+
+    repo = Path(__file__).resolve().parents[2]
+    for item in ("Snakefile", "workflow", "config", "prompts", "data"):
+        (tmp_path / item).symlink_to(repo / item)
+    for variant in METHODS:  # subset "s" as "3" (a name the config schema accepts)
+        run = study_dir / "results" / "runs" / "tiny-model" / variant / "s"
+        dest = tmp_path / "results" / "studies" / "t" / "runs" / "tiny-model" / variant / "3"
+        dest.mkdir(parents=True)
+        for name in ("scores", "task_scores", "transitions", "costs"):
+            shutil.copy2(run / f"{name}.parquet", dest)
+    analysis = tmp_path / "results" / "studies" / "t" / "analysis" / "3"
+    shutil.copytree(study_dir / "results" / "analysis" / "s", analysis)
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump({
+        "subsets": ["3"], "models": {"use": ["tiny-model"]},
+        "study": {"name": "t", "variants": list(METHODS), "iterations": K}}))
+    snakemake = [str(Path(sys.executable).with_name("snakemake")), "--cores", "1",
+                 "--configfile", "t.yaml", "--allowed-rules", "render_figures", "--",
+                 "figures/t/3/summary.md"]
+    done = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = (tmp_path / "figures" / "t" / "3" / "summary.md").read_text()
+    assert "Study `t`: a budget of K = 3 iteration(s)" in summary
+    assert (tmp_path / "figures" / "t" / "3" / "tables" / "cost_summary.csv").stat().st_size

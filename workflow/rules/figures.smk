@@ -28,6 +28,8 @@ rule render_figures:
         "Rendering the tables and figures of '{wildcards.subset}'"
     params:
         run_dirs=lambda w: study_runs(w.subset),
+        about=(f"Study `{STUDY_NAME or 'default'}`: a budget of K = {ITERATIONS} iteration(s) "
+               "for every iterating method."),
     conda:
         "../../envs/executor.yaml"
     script:

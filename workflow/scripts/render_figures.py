@@ -8,6 +8,6 @@ from ramp.figures.study import load_study
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 study = load_study(smk.wildcards.subset, smk.params.run_dirs, smk.input.oracle,
                    smk.input.programs)
-render_study(study, Path(smk.output.summary).parent)
+render_study(study, Path(smk.output.summary).parent, about=smk.params.about)
 Path(smk.log[0]).write_text(f"rendered {len(study.methods)} method(s) into "
                             f"{Path(smk.output.summary).parent}\n", encoding="utf-8")

@@ -70,13 +70,14 @@ def source_data(study: Study) -> dict[str, pd.DataFrame]:
     return frames
 
 
-def render_study(study: Study, out_dir: str | os.PathLike[str]) -> str:
-    """Render everything for one subset; returns the summary's Markdown."""
+def render_study(study: Study, out_dir: str | os.PathLike[str], about: str = "") -> str:
+    """Render everything for one subset; returns the summary's Markdown. ``about``: a line
+    on the study (its name and budget) under the title."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only, never a window (set here, not at import)
     out = Path(out_dir)
-    lines = [f"# RAMP results: subset `{study.subset}`", "",
+    lines = [f"# RAMP results: subset `{study.subset}`", "", *([about, ""] if about else []),
              "Methods: " + ", ".join(m.label for m in study.methods) + ".",
              f"Figures 3-5 describe `{study.main.label}`.", "",
              "*strict* pass@1: the program the method returns passes every hidden test; "
