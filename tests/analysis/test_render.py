@@ -253,7 +253,7 @@ def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
         run = study_dir / "results" / "runs" / "tiny-model" / variant / "s"
         dest = tmp_path / "results" / "studies" / "t" / "runs" / "tiny-model" / variant / "3"
         dest.mkdir(parents=True)
-        for name in ("scores", "task_scores", "transitions", "costs"):
+        for name in ("scores", "task_scores", "transitions", "costs", "hidden_attempts"):
             shutil.copy2(run / f"{name}.parquet", dest)
     analysis = tmp_path / "results" / "studies" / "t" / "analysis" / "3"
     shutil.copytree(study_dir / "results" / "analysis" / "s", analysis)
@@ -268,3 +268,23 @@ def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
     summary = (tmp_path / "figures" / "t" / "3" / "summary.md").read_text()
     assert "Study `t`: a budget of K = 3 iteration(s)" in summary
     assert (tmp_path / "figures" / "t" / "3" / "tables" / "cost_summary.csv").stat().st_size
+
+
+def test_acceptance_counts_what_the_own_tests_let_through(study):
+    rows = tables.acceptance(study).set_index("method")
+    # ramp: accepted a@t2 (passes hidden) and c@t1 (fails c's truncated hidden test); rejected
+    # a@t1, b@t1 (passes hidden), b@t2, b@t3. zero_shot: b has no code, a and c accepted.
+    assert rows.loc["ramp"].to_dict() == {
+        "candidates": 6, "accepted by its own tests": 2, "accepted, pass hidden": 1,
+        "rejected": 4, "rejected, pass hidden": 1}
+    assert rows.loc["zero_shot", "candidates"] == 2
+
+
+def test_acceptance_leaves_out_a_method_without_a_check(study):
+    from dataclasses import replace
+
+    h = study.hidden_attempts
+    unchecked = h.assign(passed_generated=h["passed_generated"].where(
+        h["variant"] != "zero_shot", False))
+    rows = tables.acceptance(replace(study, hidden_attempts=unchecked))
+    assert list(rows["method"]) == ["ramp"]

@@ -3,8 +3,8 @@
 
 # Must match ramp.figures.render.figure_paths (tests/analysis/test_rules.py checks it).
 FIGURE_NAMES = ["figure2", "figure3", "figure4", "figure5", "figure6"]
-TABLE_NAMES = ["table1", "solved_tasks", "table2", "table3", "oracle_coverage", "table4", "cost_summary", "costs"]
-DATA_NAMES = ["scores", "task_scores", "transitions", "costs", "oracle", "oracle_programs"]
+TABLE_NAMES = ["table1", "solved_tasks", "acceptance", "table2", "table3", "oracle_coverage", "table4", "cost_summary", "costs"]
+DATA_NAMES = ["scores", "task_scores", "transitions", "costs", "hidden_attempts", "oracle", "oracle_programs"]
 
 
 rule render_figures:
@@ -13,6 +13,7 @@ rule render_figures:
         task_scores=lambda w: [f"{d}/task_scores.parquet" for d in study_runs(w.subset)],
         transitions=lambda w: [f"{d}/transitions.parquet" for d in study_runs(w.subset)],
         costs=lambda w: [f"{d}/costs.parquet" for d in study_runs(w.subset)],
+        hidden_attempts=lambda w: [f"{d}/hidden_attempts.parquet" for d in study_runs(w.subset)],
         oracle=rules.oracle.output.oracle,
         programs=rules.oracle.output.programs,
     output:

@@ -24,6 +24,8 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "table1": (tables.table1, "Table 1: pass@1 (%) per method"),
     "solved_tasks": (tables.solved_tasks, "Tasks repaired, per method (t2: first hidden pass at "
                      "iteration 2, returned; (t2): passed, but another program was returned)"),
+    "acceptance": (tables.acceptance, "Own tests vs hidden tests, per candidate (does the "
+                   "method stop on a right program?)"),
     "table2": (tables.table2, "Table 2: component ablations (cumulative pass@1, %)"),
     "table3": (tables.table3, "Table 3: generated tests vs the oracle, per iteration"),
     "oracle_coverage": (tables.oracle_coverage, "Oracle coverage"),

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ramp.analysis.paths import run_key
 
-RUN_FILES = ("scores", "task_scores", "transitions", "costs")
+RUN_FILES = ("scores", "task_scores", "transitions", "costs", "hidden_attempts")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class Study:
     task_scores: pd.DataFrame
     transitions: pd.DataFrame
     costs: pd.DataFrame
+    hidden_attempts: pd.DataFrame
     oracle: pd.DataFrame
     oracle_programs: pd.DataFrame
 

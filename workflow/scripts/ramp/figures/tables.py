@@ -83,6 +83,31 @@ def solved_tasks(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def acceptance(study: Study) -> pd.DataFrame:
+    """Each iterating method's own check (RAMP: its generated tests; a baseline: the statement's
+    sample tests) against the hidden tests, per candidate: how many candidates the check
+    accepted, and how many of those, and of the rejected ones, pass every hidden test. A method
+    without a check (one attempt per task, none accepted: Zero-Shot, Few-Shot) has no row."""
+    rows = []
+    for m in study.methods:
+        h = study.of(study.hidden_attempts, m)
+        h = h[h["has_code"].astype(bool)] if len(h) else h
+        if h.empty:
+            continue
+        accepted = h["passed_generated"].fillna(False).astype(bool)
+        hidden = h["passed_hidden"].fillna(False).astype(bool)
+        if not accepted.any() and h.groupby("task_id").size().max() == 1:
+            continue
+        rows.append({
+            "method": study.name(m), "candidates": len(h),
+            "accepted by its own tests": int(accepted.sum()),
+            "accepted, pass hidden": int((accepted & hidden).sum()),
+            "rejected": int((~accepted).sum()),
+            "rejected, pass hidden": int((~accepted & hidden).sum()),
+        })
+    return pd.DataFrame(rows)
+
+
 def ablation_table(study: Study, labels: dict[str, str]) -> pd.DataFrame:
     """Cumulative pass@1 (the paper's convention), models x the variants of ``labels`` run;
     empty when no ablation ran (RAMP alone compares nothing)."""
