@@ -97,6 +97,16 @@ def test_table1_compares_both_methods(study):
     assert t1.loc["ramp", "cumulative excl. truncated"] == pytest.approx(100.0)
     assert t1.loc["zero_shot", "strict pass@1"] == pytest.approx(33.3)
     assert t1.loc["ramp E.S.", "strict pass@1"] == pytest.approx(66.7)
+    # Wilson 95% of 1/3 and 2/3, in %.
+    assert t1.loc["ramp", "strict 95% CI"] == "6.1-79.2"
+    assert t1.loc["ramp", "cumulative 95% CI"] == "20.8-93.9"
+
+
+def test_paired_table_compares_each_method_with_ramp(study):
+    row = tables.paired(study).set_index("method").loc["zero_shot"]
+    # ramp solved a and b (cumulative), zero_shot only a.
+    assert (row["both solved"], row["only ramp"], row["only this method"]) == (1, 1, 0)
+    assert row["McNemar exact p"] == 1.0
 
 
 def test_oracle_table_counts(study):

@@ -3,7 +3,7 @@
 
 # Must match ramp.figures.render.figure_paths (tests/analysis/test_rules.py checks it).
 FIGURE_NAMES = ["figure2", "figure3", "figure4", "figure5", "figure6"]
-TABLE_NAMES = ["table1", "solved_tasks", "acceptance", "table2", "table3", "oracle_coverage", "table4", "cost_summary", "costs"]
+TABLE_NAMES = ["table1", "paired", "solved_tasks", "acceptance", "table2", "table3", "oracle_coverage", "table4", "cost_summary", "costs"]
 DATA_NAMES = ["scores", "task_scores", "transitions", "costs", "hidden_attempts", "oracle", "oracle_programs"]
 
 

@@ -22,6 +22,8 @@ FIGURES: dict[str, tuple[Callable[[Study], Figure], str]] = {
 }
 TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "table1": (tables.table1, "Table 1: pass@1 (%) per method"),
+    "paired": (tables.paired, "Each method against the main one on the same tasks "
+               "(cumulative; exact McNemar test)"),
     "solved_tasks": (tables.solved_tasks, "Tasks repaired, per method (t2: first hidden pass at "
                      "iteration 2, returned; (t2): passed, but another program was returned)"),
     "acceptance": (tables.acceptance, "Own tests vs hidden tests, per candidate (does the "

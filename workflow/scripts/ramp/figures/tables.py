@@ -9,6 +9,7 @@ from ramp.analysis.costs import EXECUTOR_STAGES
 from ramp.analysis.oracle import CATEGORIES
 from ramp.analysis.oracle import table3 as oracle_counts
 from ramp.analysis.scores import final_score
+from ramp.analysis.uncertainty import paired_p_value, rate_interval
 from ramp.figures.study import Method, Study
 
 # The paper's column labels for each ablation, in its order; RAMP itself closes each table.
@@ -38,21 +39,50 @@ def method_scores(study: Study, method: Method) -> dict[str, float]:
     }
 
 
+def _interval(score: float, tasks: int) -> str:
+    """The 95% Wilson interval of a per-task pass@1 (a fraction of ``tasks``), in %."""
+    low, high = rate_interval(round(score * tasks), tasks)
+    return f"{_pct(low)}-{_pct(high)}" if tasks else ""
+
+
 def table1(study: Study) -> pd.DataFrame:
-    """Pass@1 per method (variant x model), strict and cumulative, with task counts."""
+    """Pass@1 per method (variant x model), strict and cumulative, with task counts and the
+    95% interval of each per-task score (a few dozen tasks leave wide ones)."""
     rows = []
     for m in study.methods:
         n = len(study.of(study.task_scores, m))
+        s = study.of(study.scores, m)
         rows.append({"method": m.variant, "model": m.model, "tasks": n,
-                     **method_scores(study, m)})
-        es = study.of(study.scores, m)
-        if (es["metric"] == "early_stop").any():
-            value = _pct(final_score(es, "early_stop"))
-            per_problem = _pct(final_score(es, "early_stop", "problem"))
+                     **method_scores(study, m),
+                     "strict 95% CI": _interval(final_score(s, "strict"), n),
+                     "cumulative 95% CI": _interval(final_score(s, "cumulative"), n)})
+        if (s["metric"] == "early_stop").any():
+            score = final_score(s, "early_stop")
+            value = _pct(score)
+            per_problem = _pct(final_score(s, "early_stop", "problem"))
             rows.append({"method": f"{m.variant} E.S.", "model": m.model, "tasks": n,
                          "strict pass@1": value, "cumulative pass@1": value,
                          "strict (per problem)": per_problem,
-                         "cumulative (per problem)": per_problem})
+                         "cumulative (per problem)": per_problem,
+                         "strict 95% CI": _interval(score, n),
+                         "cumulative 95% CI": _interval(score, n)})
+    return pd.DataFrame(rows)
+
+
+def paired(study: Study) -> pd.DataFrame:
+    """Every other method against the study's main one (RAMP) on the same tasks, cumulative:
+    tasks both solved, only one solved, and the exact McNemar p-value of the difference."""
+    main = study.main
+    solved = {m: set(study.of(study.task_scores, m).query("cumulative")["task_id"])
+              for m in study.methods}
+    rows = []
+    for m in study.methods:
+        if m == main:
+            continue
+        only_main, only_other = len(solved[main] - solved[m]), len(solved[m] - solved[main])
+        rows.append({"method": study.name(m), "both solved": len(solved[main] & solved[m]),
+                     f"only {study.name(main)}": only_main, "only this method": only_other,
+                     "McNemar exact p": round(paired_p_value(only_main, only_other), 3)})
     return pd.DataFrame(rows)
 
 
