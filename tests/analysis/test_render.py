@@ -298,3 +298,9 @@ def test_acceptance_leaves_out_a_method_without_a_check(study):
         h["variant"] != "zero_shot", False))
     rows = tables.acceptance(replace(study, hidden_attempts=unchecked))
     assert list(rows["method"]) == ["ramp"]
+
+
+def test_percent_axes_zoom_on_low_scores_only():
+    assert plots._percent_top([0.0, 2.9, 14.7]) == 20
+    assert plots._percent_top([]) == 10
+    assert plots._percent_top([67.0]) == 80 and plots._percent_top([96.0]) == 100

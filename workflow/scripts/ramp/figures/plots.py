@@ -23,6 +23,9 @@ SHORT_VERDICT = {"PASSED": "OK", "WRONG_ANSWER": "WA", "RUNTIME_ERROR": "RE",
                  "COMPILATION_ERROR": "CE", "OUTPUT_LIMIT_EXCEEDED": "OLE"}
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
 def _model_title(fig: Figure, study: Study) -> None:
     """With one model, plots name methods by variant; the model is named once, above."""
     if len(study.models) == 1:
@@ -40,6 +43,13 @@ def _curve(study: Study, method: Method, metric: str) -> pd.Series:
     return s.set_index("iteration")["value"].sort_index() * 100
 
 
+def _percent_top(values) -> float:
+    """A pass@1 axis's top: 100 when scores are high, else the next 10 above the best score
+    plus a margin, so that low curves (a small model's) are not drawn flat on the axis."""
+    best = max((float(v) for v in values), default=0.0)
+    return float(min(100, max(10, 10 * np.ceil((best + 5) / 10))))
+
+
 def _bands(per_task: pd.DataFrame, column: str) -> pd.DataFrame:
     """Solved / unsolved task counts per difficulty band, in the paper's band order."""
     order = [b for b in BANDS if b in set(per_task["band"])]
@@ -51,12 +61,18 @@ def _bands(per_task: pd.DataFrame, column: str) -> pd.DataFrame:
 def figure2(study: Study) -> Figure:
     """Left: cumulative pass@1 per iteration, every method. Right: solved/unsolved per band."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
-    for m in study.methods:
+    best = []
+    for i, m in enumerate(study.methods):
         curve = _curve(study, m, "cumulative")
-        left.plot(curve.index, curve.values, marker="o", label=study.name(m))
-    left.set(xlabel="iteration", ylabel="cumulative pass@1 (%)", ylim=(0, 100),
+        # A marker per method, larger for earlier ones, so curves that coincide stay visible.
+        left.plot(curve.index, curve.values, marker=MARKERS[i % len(MARKERS)],
+                  markersize=5.5 + 1.3 * (len(study.methods) - 1 - i), label=study.name(m))
+        best += list(curve.values)
+    left.set(xlabel="iteration", ylabel="cumulative pass@1 (%)", ylim=(0, _percent_top(best)),
              title="Cumulative pass@1 per iteration")
-    left.legend(fontsize=8)
+    # Below the axes, where it covers no curve.
+    left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+                ncols=min(4, len(study.methods)), frameon=False)
     _integer(left.xaxis)
     # Solved tasks per band, one bar per method; the band's task count is in its tick label
     # (unsolved = that count minus the bar), which stays readable with Table 1's seven methods.
@@ -99,8 +115,8 @@ def figure3(study: Study, method: Method | None = None) -> Figure:
     cumulative = _curve(study, m, "cumulative")
     _integer(right.xaxis)
     right.plot(cumulative.index, cumulative.values, marker="o", color="tab:blue")
-    right.set(xlabel="iteration", ylabel="cumulative pass@1 (%)", ylim=(0, 100),
-              title="Cumulative pass@1")
+    right.set(xlabel="iteration", ylabel="cumulative pass@1 (%)",
+              ylim=(0, _percent_top(cumulative.values)), title="Cumulative pass@1")
     fig.tight_layout()
     return fig
 
