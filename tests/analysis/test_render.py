@@ -304,3 +304,7 @@ def test_percent_axes_zoom_on_low_scores_only():
     assert plots._percent_top([0.0, 2.9, 14.7]) == 20
     assert plots._percent_top([]) == 10
     assert plots._percent_top([67.0]) == 80 and plots._percent_top([96.0]) == 100
+
+
+def test_table1_interval_is_blank_without_tasks():
+    assert tables._interval(float("nan"), 0) == ""

@@ -43,6 +43,12 @@ def _curve(study: Study, method: Method, metric: str) -> pd.Series:
     return s.set_index("iteration")["value"].sort_index() * 100
 
 
+def _legend_below(ax, entries: int) -> None:
+    """The legend under the axes, where it covers no curve or point (up to 4 per row)."""
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+              ncols=min(4, entries), frameon=False)
+
+
 def _percent_top(values) -> float:
     """A pass@1 axis's top: 100 when scores are high, else the next 10 above the best score
     plus a margin, so that low curves (a small model's) are not drawn flat on the axis."""
@@ -70,9 +76,7 @@ def figure2(study: Study) -> Figure:
         best += list(curve.values)
     left.set(xlabel="iteration", ylabel="cumulative pass@1 (%)", ylim=(0, _percent_top(best)),
              title="Cumulative pass@1 per iteration")
-    # Below the axes, where it covers no curve.
-    left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
-                ncols=min(4, len(study.methods)), frameon=False)
+    _legend_below(left, len(study.methods))
     _integer(left.xaxis)
     # Solved tasks per band, one bar per method; the band's task count is in its tick label
     # (unsolved = that count minus the bar), which stays readable with Table 1's seven methods.
@@ -208,11 +212,8 @@ def figure6(study: Study) -> Figure:
              title="pass@1 vs time (hollow: early stopping)")
     left.set_ylim(bottom=0, top=max(1.0, left.get_ylim()[1] * 1.1))
     if left.collections:
-        # Below the axes, where it covers no point.
-        left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
-                    ncols=min(4, len(study.methods)), frameon=False)
-    solved = {study.name(m): set(study.of(study.task_scores, m).query("cumulative")["task_id"])
-              for m in study.methods}
+        _legend_below(left, len(study.methods))
+    solved = {study.name(m): study.solved(m) for m in study.methods}
     _overlap(right, solved)
     _model_title(fig, study)
     fig.tight_layout()

@@ -60,6 +60,10 @@ class Study:
     def of(self, frame: pd.DataFrame, method: Method) -> pd.DataFrame:
         return frame[(frame["model"] == method.model) & (frame["variant"] == method.variant)]
 
+    def solved(self, method: Method) -> set[str]:
+        """The tasks a method repaired (cumulative: some candidate passed every hidden test)."""
+        return set(self.of(self.task_scores, method).query("cumulative")["task_id"])
+
 
 def _gather(paths: Sequence[str | Path]) -> pd.DataFrame:
     frames = []

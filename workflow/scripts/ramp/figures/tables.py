@@ -41,8 +41,10 @@ def method_scores(study: Study, method: Method) -> dict[str, float]:
 
 def _interval(score: float, tasks: int) -> str:
     """The 95% Wilson interval of a per-task pass@1 (a fraction of ``tasks``), in %."""
+    if not tasks:
+        return ""
     low, high = rate_interval(round(score * tasks), tasks)
-    return f"{_pct(low)}-{_pct(high)}" if tasks else ""
+    return f"{_pct(low)}-{_pct(high)}"
 
 
 def table1(study: Study) -> pd.DataFrame:
@@ -73,8 +75,7 @@ def paired(study: Study) -> pd.DataFrame:
     """Every other method against the study's main one (RAMP) on the same tasks, cumulative:
     tasks both solved, only one solved, and the exact McNemar p-value of the difference."""
     main = study.main
-    solved = {m: set(study.of(study.task_scores, m).query("cumulative")["task_id"])
-              for m in study.methods}
+    solved = {m: study.solved(m) for m in study.methods}
     rows = []
     for m in study.methods:
         if m == main:
@@ -95,6 +96,7 @@ def solved_tasks(study: Study) -> pd.DataFrame:
         return pd.DataFrame()
     solved = ts.loc[ts["cumulative"].astype(bool), "task_id"].unique()
     first = ts[ts["task_id"].isin(solved)].drop_duplicates("task_id").set_index("task_id")
+    per_method = {m: study.of(ts, m).set_index("task_id") for m in study.methods}
     rows = []
     for task_id in sorted(solved, key=lambda t: (first.loc[t, "difficulty"], t)):
         info = first.loc[task_id]
@@ -102,8 +104,7 @@ def solved_tasks(study: Study) -> pd.DataFrame:
             "task": task_id[:8], "difficulty": info["difficulty"],
             "tags": ", ".join(info["tags"]) if info["tags"] is not None else "",
             "recorded outcome": info["recorded_outcome"]}
-        for m in study.methods:
-            r = study.of(ts, m).set_index("task_id")
+        for m, r in per_method.items():
             cell = ""
             if task_id in r.index and bool(r.loc[task_id, "cumulative"]):
                 t = f"t{int(r.loc[task_id, 'first_pass_iteration'])}"
