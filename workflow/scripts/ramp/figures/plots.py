@@ -113,7 +113,7 @@ def figure3(study: Study, method: Method | None = None) -> Figure:
                      label="regression")
     left.set(xlabel="iteration (budget)", ylabel="tasks", ylim=(0, n),
              title=f"Solved per iteration: {m.label}")
-    left.legend(fontsize=8, loc="lower right")
+    _legend_below(left, 4)
     _integer(left.xaxis)
     _integer(left.yaxis)
     cumulative = _curve(study, m, "cumulative")
