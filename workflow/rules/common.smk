@@ -81,6 +81,11 @@ def study_runs(subset):
     )
 
 
+def run_files(name):
+    """An input function: NAME.parquet of every run of the subset's study (oracle, figures)."""
+    return lambda w: [f"{d}/{name}.parquet" for d in study_runs(w.subset)]
+
+
 def all_targets():
     targets = []
     targets += expand("results/bugs/{subset}/summary.md", subset=SUBSETS)

@@ -9,11 +9,11 @@ DATA_NAMES = ["scores", "task_scores", "transitions", "costs", "hidden_attempts"
 
 rule render_figures:
     input:
-        scores=lambda w: [f"{d}/scores.parquet" for d in study_runs(w.subset)],
-        task_scores=lambda w: [f"{d}/task_scores.parquet" for d in study_runs(w.subset)],
-        transitions=lambda w: [f"{d}/transitions.parquet" for d in study_runs(w.subset)],
-        costs=lambda w: [f"{d}/costs.parquet" for d in study_runs(w.subset)],
-        hidden_attempts=lambda w: [f"{d}/hidden_attempts.parquet" for d in study_runs(w.subset)],
+        scores=run_files("scores"),
+        task_scores=run_files("task_scores"),
+        transitions=run_files("transitions"),
+        costs=run_files("costs"),
+        hidden_attempts=run_files("hidden_attempts"),
         oracle=rules.oracle.output.oracle,
         programs=rules.oracle.output.programs,
     output:

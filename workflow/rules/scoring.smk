@@ -55,9 +55,9 @@ rule score_run:
 rule oracle:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts=lambda w: [f"{d}/attempts.parquet" for d in study_runs(w.subset)],
-        hidden_attempts=lambda w: [f"{d}/hidden_attempts.parquet" for d in study_runs(w.subset)],
-        tests=lambda w: [f"{d}/tests.parquet" for d in study_runs(w.subset)],
+        attempts=run_files("attempts"),
+        hidden_attempts=run_files("hidden_attempts"),
+        tests=run_files("tests"),
     output:
         oracle=f"{RESULTS}/analysis/{{subset}}/oracle.parquet",
         programs=f"{RESULTS}/analysis/{{subset}}/oracle_programs.parquet",
