@@ -3,12 +3,17 @@
 # inputs, outputs, resources and the script that does the work.
 from snakemake.utils import min_version, validate
 
+from ramp.config_types import typed_config
+
 min_version("9.0")
 
 
 configfile: "config/config.yaml"
 
 
+# Nested --config overrides (--config 'study={iterations: 3}') reach us as text: type them as
+# the schema says before checking it.
+config.update(typed_config(config, f"{workflow.basedir}/config/schemas/config.schema.yaml"))
 validate(config, "config/schemas/config.schema.yaml")
 
 

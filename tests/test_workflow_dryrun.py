@@ -55,6 +55,17 @@ def test_dry_run_numbered_subset() -> None:
     assert {r: counts[r] for r in OUR_RULES} == dict.fromkeys(OUR_RULES, 1)
 
 
+def test_a_nested_command_line_override_is_typed_and_planned() -> None:
+    # Snakemake reads nested --config values as text ('2'); the Snakefile types them by the schema.
+    target = "results/studies/cli-k2/runs/qwen2.5-coder-1.5b/zero_shot/paper10/attempts.parquet"
+    result = snakemake(
+        "-n", "--nolock", "--config", "study={name: cli-k2, iterations: 2, variants: [zero_shot]}",
+        "--", target,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert target in result.stdout + result.stderr
+
+
 @pytest.mark.slow
 def test_lint_is_clean() -> None:
     result = snakemake("--lint")
