@@ -2,7 +2,7 @@
 
 Runs every buggy program of the data set on all its hidden tests twice, in one process:
 
-- ours: RubyExecutor with every limit on (CPU, wall, memory, output, tasks, namespaces);
+- ours: SandboxExecutor with every limit on (CPU, wall, memory, output, tasks, namespaces);
 - naive: what the paper's released code does, one ``subprocess.run(["ruby", "-e", code],
   input=...)`` per test, sequentially, no limits. It gets only a timeout (the same wall-clock
   backstop as ours, ``3 x time limit + 1 s``) so that programs that loop cannot hang the
@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 from ramp.execution.judge import judge
 from ramp.io import atomic_open
 from ramp.tasks import Limits, Task
@@ -49,7 +49,7 @@ def load(path: Path, limit: int | None) -> list[Task]:
 def run_ours(tasks: list[Task], workers: int) -> tuple[float, Counter[str], list[str]]:
     verdicts: Counter[str] = Counter()
     summary = []
-    with RubyExecutor(workers=workers) as executor:
+    with SandboxExecutor(workers=workers) as executor:
         start = time.perf_counter()
         for task in tasks:
             report = executor.run(task.buggy_code, task.hidden_tests, task.limits)
@@ -84,7 +84,7 @@ def run_naive(tasks: list[Task]) -> tuple[float, Counter[str], list[str]]:
     return time.perf_counter() - start, verdicts, summary
 
 
-def overhead(executor: RubyExecutor, rounds: int) -> dict[str, float]:
+def overhead(executor: SandboxExecutor, rounds: int) -> dict[str, float]:
     """Median wall time of a trivial program: our sandbox vs a bare `ruby --disable-gems`."""
     program = "puts 1\n"
     ours, bare = [], []
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     pairs = sum(len(t.hidden_tests) for t in tasks)
     print(f"{len(tasks)} programs, {pairs} program x test runs", file=sys.stderr, flush=True)
 
-    with RubyExecutor(workers=1) as ex:
+    with SandboxExecutor(workers=1) as ex:
         over = overhead(ex, args.rounds)
         isolation = asdict(ex.isolation)
     print(f"overhead: {over}", file=sys.stderr, flush=True)

@@ -116,9 +116,9 @@ has_executor = importlib.util.find_spec("ramp.execution.executor") is not None
 @pytest.mark.slow
 @pytest.mark.skipif(not has_executor, reason="ramp.execution.executor is not installed")
 def test_real_executor_fails_the_tiny_bugs(tmp_path: Path, tasks) -> None:
-    from ramp.execution.executor import RubyExecutor
+    from ramp.execution.executor import SandboxExecutor
 
-    with RubyExecutor(workers=2) as executor:
+    with SandboxExecutor(workers=2) as executor:
         runs = validate_bugs(tasks[:2], executor, tmp_path / "runs.parquet")
     summary = summarise(runs, tasks[:2]).set_index("task_id")
     assert summary.loc["t-wrong", "first_verdict"] == "WRONG_ANSWER"

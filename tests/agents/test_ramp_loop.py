@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 from ramp.methods.ramp import repair
 from ramp.variants import Variant
 
@@ -16,7 +16,7 @@ WRONG = "puts gets.to_i * 3"
 
 @pytest.fixture(scope="module")
 def executor():
-    ex = RubyExecutor(workers=2)
+    ex = SandboxExecutor(workers=2)
     yield ex
     close = getattr(ex, "close", None)
     if close:

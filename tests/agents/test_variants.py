@@ -44,14 +44,14 @@ def test_budget_of_a_variant():
 
 
 def test_zero_shot_is_one_programmer_call(task, lib):
-    from ramp.execution.executor import RubyExecutor
+    from ramp.execution.executor import SandboxExecutor
     from ramp.methods.ramp import repair
 
     from .conftest import ScriptedAgents, ruby
 
     zero = variants_from_config(_config("config.yaml"))["zero_shot"]
     agents = ScriptedAgents(programmer=[ruby("puts gets.to_i * 3")])
-    with RubyExecutor() as ex:
+    with SandboxExecutor() as ex:
         result = repair(task, budget=zero.budget(11), llm=agents.llm, lib=lib, variant=zero,
                         executor=ex)
     assert agents.calls == ["programmer"] and len(result.attempts) == 1

@@ -26,14 +26,14 @@ def test_figures_rule_declares_what_render_writes():
 
 @pytest.mark.skipif(shutil.which("ruby") is None, reason="Ruby is not installed")
 def test_real_executor_scores_a_ruby_program():
-    from ramp.execution.executor import RubyExecutor
+    from ramp.execution.executor import SandboxExecutor
 
     task = make_task("r", "P", n_hidden=3, truncated=1)
     attempts = pd.DataFrame([
         {"task_id": "r", "iteration": 1, "code": "puts gets.to_i", "passed_generated": True},
         {"task_id": "r", "iteration": 2, "code": "puts 0", "passed_generated": False},
     ])
-    with RubyExecutor(workers=2) as ex:
+    with SandboxExecutor(workers=2) as ex:
         hidden, summary = validate_attempts(attempts, [task], ex)
     s = summary.set_index("iteration")
     assert s.loc[1, "passed_hidden"] and s.loc[1, "passed_hidden_excluding_truncated"]

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 
 if shutil.which("ruby") is None:  # pragma: no cover - ramp.sh installs Ruby
     pytest.skip("Ruby is not installed", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
-def executor() -> Iterator[RubyExecutor]:
-    with RubyExecutor(workers=2) as ex:
+def executor() -> Iterator[SandboxExecutor]:
+    with SandboxExecutor(workers=2) as ex:
         yield ex
 
 

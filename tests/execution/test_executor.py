@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from ramp.execution.cgroups import version as cgroup_version
-from ramp.execution.executor import RubyExecutor, classify
+from ramp.execution.executor import SandboxExecutor, classify
 from ramp.execution.runtime import ruby_runtime
 from ramp.execution.sandbox import RawRun, SandboxConfig
 from ramp.tasks import Limits, TestCase, Verdict
@@ -18,13 +18,13 @@ FAST = Limits(time_s=0.5, memory_mb=128, output_bytes=1 << 20, wall_factor=2.0, 
 ADD = TestCase("1 2\r\n", ("3",))
 
 
-def one(executor: RubyExecutor, program: str, test: TestCase = ADD, limits: Limits = FAST):
+def one(executor: SandboxExecutor, program: str, test: TestCase = ADD, limits: Limits = FAST):
     report = executor.run(program, [test], limits)
     assert len(report.results) == 1
     return report.results[0]
 
 
-def test_passed(executor: RubyExecutor) -> None:
+def test_passed(executor: SandboxExecutor) -> None:
     r = one(executor, "a, b = gets.split.map(&:to_i)\nputs a + b\n")
     assert r.verdict is Verdict.PASSED
     assert r.exit_code == 0 and r.signal is None
@@ -33,39 +33,39 @@ def test_passed(executor: RubyExecutor) -> None:
     assert r.peak_memory_mb is not None and 1 < r.peak_memory_mb < 128
 
 
-def test_wrong_answer(executor: RubyExecutor) -> None:
+def test_wrong_answer(executor: SandboxExecutor) -> None:
     assert one(executor, "puts 4").verdict is Verdict.WRONG_ANSWER
 
 
-def test_runtime_error_keeps_stderr_tail(executor: RubyExecutor) -> None:
+def test_runtime_error_keeps_stderr_tail(executor: SandboxExecutor) -> None:
     r = one(executor, "x = nil\nx.foo\n")
     assert r.verdict is Verdict.RUNTIME_ERROR
     assert r.exit_code == 1
     assert "NoMethodError" in r.stderr_tail and "main.rb:2" in r.stderr_tail
 
 
-def test_nonzero_exit_is_runtime_error(executor: RubyExecutor) -> None:
+def test_nonzero_exit_is_runtime_error(executor: SandboxExecutor) -> None:
     r = one(executor, "puts 3\nexit 3\n")
     assert (r.verdict, r.exit_code) == (Verdict.RUNTIME_ERROR, 3)
 
 
-def test_signal_is_runtime_error(executor: RubyExecutor) -> None:
+def test_signal_is_runtime_error(executor: SandboxExecutor) -> None:
     r = one(executor, "Process.kill('SEGV', Process.pid)")
     assert r.verdict is Verdict.RUNTIME_ERROR
 
 
-def test_time_limit_exceeded_by_cpu(executor: RubyExecutor) -> None:
+def test_time_limit_exceeded_by_cpu(executor: SandboxExecutor) -> None:
     r = one(executor, "x = 0\nloop { x += 1 }\n")
     assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED
     assert r.signal in (signal.SIGXCPU, signal.SIGKILL)  # RLIMIT_CPU, or the wall backstop
 
 
-def test_memory_limit_exceeded(executor: RubyExecutor) -> None:
+def test_memory_limit_exceeded(executor: SandboxExecutor) -> None:
     r = one(executor, "a = []\nloop { a << 'x' * 1_000_000 }\n")
     assert r.verdict is Verdict.MEMORY_LIMIT_EXCEEDED
 
 
-def test_output_limit_exceeded(executor: RubyExecutor) -> None:
+def test_output_limit_exceeded(executor: SandboxExecutor) -> None:
     r = one(executor, "loop { puts 'y' * 1000 }")
     assert r.verdict is Verdict.OUTPUT_LIMIT_EXCEEDED
 
@@ -78,7 +78,7 @@ def test_output_limit_exceeded(executor: RubyExecutor) -> None:
     ],
 )
 def test_compilation_error_for_every_test(
-    executor: RubyExecutor, program: str, message: str
+    executor: SandboxExecutor, program: str, message: str
 ) -> None:
     report = executor.run(program, [ADD, ADD, ADD], FAST)
     assert message in report.compile_error
@@ -86,13 +86,13 @@ def test_compilation_error_for_every_test(
     assert report.verdict is Verdict.COMPILATION_ERROR and not report.passed
 
 
-def test_bundled_gems_load(executor: RubyExecutor) -> None:
+def test_bundled_gems_load(executor: SandboxExecutor) -> None:
     program = "require 'prime'\nrequire 'matrix'\nrequire 'set'\nputs Prime.first(2).sum + 0"
     r = one(executor, program, TestCase("", ("5",)))
     assert r.verdict is Verdict.PASSED, r.stderr_tail
 
 
-def test_many_tests_in_order_with_several_accepted_outputs(executor: RubyExecutor) -> None:
+def test_many_tests_in_order_with_several_accepted_outputs(executor: SandboxExecutor) -> None:
     tests = [TestCase(f"{i} {i}\n", (str(2 * i), "never")) for i in range(8)]
     tests.append(TestCase("1 1\n", ("3", "1 1")))  # 2 is not accepted
     report = executor.run("a, b = gets.split.map(&:to_i)\nputs a + b", tests, FAST)
@@ -103,14 +103,14 @@ def test_many_tests_in_order_with_several_accepted_outputs(executor: RubyExecuto
 
 def test_stop_at_first_failure_skips_the_rest() -> None:
     tests = [TestCase("", ("1",))] * 6
-    with RubyExecutor(workers=1) as ex:
+    with SandboxExecutor(workers=1) as ex:
         report = ex.run("puts 2", tests, FAST, stop_at_first_failure=True)
         full = ex.run("puts 2", tests, FAST)
     assert len(report.results) == 1 and report.skipped == 5
     assert len(full.results) == 6 and full.skipped == 0
 
 
-def test_empty_test_list(executor: RubyExecutor) -> None:
+def test_empty_test_list(executor: SandboxExecutor) -> None:
     report = executor.run("puts 1", [], FAST)
     assert report.results == () and report.passed
 
@@ -177,7 +177,7 @@ def test_transient_start_failure_is_retried() -> None:
     """A start that fails before exec is the machine's fault, not the program's: retried. Here
     the launcher's fork really fails (EAGAIN: the slot's pids.max leaves no room), and room
     is made when the sandbox logs its retry."""
-    with RubyExecutor(workers=1) as ex:
+    with SandboxExecutor(workers=1) as ex:
         sandbox, ruby = ex.sandbox, [*ex.runtime.run_argv[:-1], "-e", "puts gets.to_i * 2"]
         assert sandbox.execute(ruby, b"2", FAST).stdout == b"4\n"  # limits written and cached
         pids = sandbox._all_slots[0].cgroup.pids / "pids.max"
@@ -195,7 +195,7 @@ def test_transient_start_failure_is_retried() -> None:
 
 @needs_v1_root
 def test_persistent_start_failure_is_an_error_not_a_verdict() -> None:
-    with RubyExecutor(workers=1) as ex:
+    with SandboxExecutor(workers=1) as ex:
         sandbox, ruby = ex.sandbox, [*ex.runtime.run_argv[:-1], "-e", "puts 1"]
         assert sandbox.execute(ruby, b"", FAST).exit_code == 0
         (sandbox._all_slots[0].cgroup.pids / "pids.max").write_text("1")
@@ -211,7 +211,7 @@ def test_a_failing_set_up_step_is_named(monkeypatch: pytest.MonkeyPatch) -> None
     from ramp.execution.sandbox import Sandbox
 
     monkeypatch.setattr(Sandbox, "_rlimits", lambda self, limits, slot: ((7, 64, 32),))
-    with RubyExecutor(workers=1) as ex:
+    with SandboxExecutor(workers=1) as ex:
         assert ex.isolation.launcher
         with pytest.raises(RuntimeError, match=r"set-up failed at setrlimit 7: ValueError"):
             one(ex, "puts 1\n")
@@ -230,7 +230,7 @@ def test_fork_path_transient_start_failure_is_retried(monkeypatch: pytest.Monkey
             raise err
         return real(*args, **kwargs)
 
-    with RubyExecutor(workers=1, config=FORK_PATH) as ex:
+    with SandboxExecutor(workers=1, config=FORK_PATH) as ex:
         assert not ex.isolation.launcher
         monkeypatch.setattr(subprocess, "Popen", flaky)
         assert one(ex, "a, b = gets.split.map(&:to_i)\nputs a + b\n").verdict is Verdict.PASSED
@@ -244,7 +244,7 @@ def test_fork_path_persistent_start_failure_is_an_error_not_a_verdict(
     def broken(*args, **kwargs):
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
-    with RubyExecutor(workers=1, config=FORK_PATH) as ex:
+    with SandboxExecutor(workers=1, config=FORK_PATH) as ex:
         monkeypatch.setattr(subprocess, "Popen", broken)
         with pytest.raises(RuntimeError, match=r"could not start .* after 3 attempts"):
             one(ex, "puts 1\n")
@@ -256,7 +256,7 @@ def test_fork_path_names_a_failing_set_up_step(monkeypatch: pytest.MonkeyPatch) 
     def refuse(res, limits):
         raise PermissionError(1, "refused for the test")
 
-    with RubyExecutor(workers=1, config=FORK_PATH) as ex:
+    with SandboxExecutor(workers=1, config=FORK_PATH) as ex:
         monkeypatch.setattr(spawner.resource, "setrlimit", refuse)
         with pytest.raises(RuntimeError, match=r"set-up failed at setrlimit \d+: PermissionError"):
             one(ex, "puts 1\n")
@@ -266,9 +266,9 @@ TORCH_THEN_RUBY = """
 import torch
 torch.set_num_threads(2)
 torch.ones(300, 300) @ torch.ones(300, 300)  # starts OpenMP's worker threads
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 from ramp.tasks import Limits, TestCase
-with RubyExecutor(workers=2) as ex:
+with SandboxExecutor(workers=2) as ex:
     report = ex.run("puts gets.to_i * 2\\n", [TestCase("2\\n", ("4\\n",))] * 4, Limits(time_s=1))
 print(report.verdict)
 """

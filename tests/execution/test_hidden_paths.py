@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 from ramp.execution.namespaces import SYSTEM_DIRS, NamespaceHolder, covered, hidden_entries
 from ramp.execution.runtime import Runtime, python_runtime
 from ramp.tasks import Limits, TestCase, Verdict
@@ -72,7 +72,7 @@ def planted() -> Iterator[Path]:
 
 
 def test_a_world_readable_file_outside_the_system_is_not_there(planted: Path) -> None:
-    with RubyExecutor(workers=1) as ex:  # started after the file exists, as a data set is
+    with SandboxExecutor(workers=1) as ex:  # started after the file exists, as a data set is
         if not ex.isolation.mount_namespace:
             pytest.skip("no mount namespace here")
         assert str(planted.parent) in ex.isolation.hidden

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 from ramp.execution.sandbox import RawRun
 from ramp.tasks import Limits, TestCase, Verdict
 
@@ -21,11 +21,11 @@ SPINNING = replace(STARVED, cpu_s=1.2)  # used its CPU time: a real time-out
 
 @pytest.fixture(scope="module")
 def executor():
-    with RubyExecutor(workers=1) as ex:
+    with SandboxExecutor(workers=1) as ex:
         yield ex
 
 
-def judged(executor: RubyExecutor, monkeypatch: pytest.MonkeyPatch, *runs: RawRun):
+def judged(executor: SandboxExecutor, monkeypatch: pytest.MonkeyPatch, *runs: RawRun):
     queue = list(runs)
     monkeypatch.setattr(executor.sandbox, "execute", lambda argv, stdin, limits: queue.pop(0))
     result = executor.run_one(["ruby", "main.rb"], 0, TestCase("3\n", ("6\n",)), LIMITS)

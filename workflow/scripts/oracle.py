@@ -1,12 +1,12 @@
 """Rule oracle: every run of a subset -> oracle programs and Table 3's categories."""
 
 from ramp.analysis.stages import oracle
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 from ramp.logs import stage_logger
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("oracle", smk.log[0])
-with RubyExecutor(workers=smk.threads) as executor:
+with SandboxExecutor(workers=smk.threads) as executor:
     result = oracle(smk.input.tasks, smk.params.run_dirs, executor, smk.output.oracle,
                     smk.output.programs, iterations=int(smk.params.iterations))
 log.info(

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from ramp import study
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 from ramp.io import write_parquet
 from ramp.logs import stage_logger
 from ramp.methods.ramp import iterate
@@ -24,7 +24,7 @@ log.info("iteration %d: %d open tasks (%s, %s)", t, len(open_tasks), smk.wildcar
          smk.wildcards.variant)
 attempts = []
 if open_tasks:
-    with RubyExecutor(workers=smk.threads) as executor:
+    with SandboxExecutor(workers=smk.threads) as executor:
         attempts = iterate(
             open_tasks, t, budget=study.budget(smk.config, smk.wildcards.variant),
             llm=study.build_llm(smk.config, smk.wildcards.model), lib=PromptLibrary.default(),

@@ -1,7 +1,7 @@
 """Rule score_hidden: attempts.parquet -> hidden.parquet + hidden_attempts.parquet."""
 
 from ramp.analysis.stages import score_hidden
-from ramp.execution.executor import RubyExecutor
+from ramp.execution.executor import SandboxExecutor
 from ramp.logs import stage_logger
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
@@ -13,7 +13,7 @@ def progress(done, total, task_id, iteration, passed):
              "PASSED" if passed else "failed")
 
 
-with RubyExecutor(workers=smk.threads) as executor:
+with SandboxExecutor(workers=smk.threads) as executor:
     summary = score_hidden(
         smk.input.tasks, smk.input.attempts, smk.output.hidden, smk.output.hidden_attempts,
         executor, stop_at_first_failure=bool(smk.params.stop_at_first_failure),

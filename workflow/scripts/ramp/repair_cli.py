@@ -41,7 +41,7 @@ def _say(text: str) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from ramp import study
-    from ramp.execution.executor import RubyExecutor
+    from ramp.execution.executor import SandboxExecutor
     from ramp.methods.ramp import repair
     from ramp.problem_file import ProblemFileError, load_problem
     from ramp.prompting import PromptLibrary
@@ -57,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"ramp repair: {e}", file=sys.stderr)
         return 2
     _say(f"repairing {args.program} with {model} ({variant.name}, K={budget})")
-    with RubyExecutor(workers=study.workers(config)) as executor:
+    with SandboxExecutor(workers=study.workers(config)) as executor:
         result = repair(task, budget=budget, llm=llm, lib=PromptLibrary.default(),
                         variant=variant, executor=executor, seed=args.seed)
     _say(f"reflection: {result.reflection.text[:300]}")

@@ -78,7 +78,7 @@ def _note(raw: RawRun, verdict: Verdict) -> str:
     return ""
 
 
-class RubyExecutor:
+class SandboxExecutor:
     """The sandboxed executor (reusable, thread-safe; close() or use as a context manager).
 
     ``runtime`` defaults to Ruby; pass another Runtime to run another language the same way.
@@ -205,12 +205,12 @@ class RubyExecutor:
         self._pool.shutdown(wait=True)
         self.sandbox.close()
 
-    def __enter__(self) -> RubyExecutor:
+    def __enter__(self) -> SandboxExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-SandboxExecutor = RubyExecutor
+SandboxExecutor = SandboxExecutor
 """The language-neutral name: ``SandboxExecutor(runtime=python_runtime())`` runs Python."""

@@ -67,10 +67,10 @@ def sandbox_executors(workers: int = 2) -> Executors:
     """Sandboxed executors for any runtime of ramp.execution.runtime (Ruby, Python)."""
 
     def build(language: str, n: int) -> Executor:
-        from ramp.execution.executor import RubyExecutor
+        from ramp.execution.executor import SandboxExecutor
         from ramp.execution.runtime import runtime_named
 
-        return RubyExecutor(workers=n, runtime=runtime_named(language))
+        return SandboxExecutor(workers=n, runtime=runtime_named(language))
 
     return Executors(build, workers)
 
