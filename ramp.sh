@@ -41,9 +41,9 @@ apt_install() {
 }
 
 setup_system() {
-    # Ruby runs the programs; util-linux (unshare) and bubblewrap isolate them; iproute2 for the
-    # network-namespace checks of the tests.
-    apt_install ruby util-linux bubblewrap ca-certificates g++ make
+    # Ruby runs the programs; util-linux's unshare holds the sandbox's namespaces
+    # (ramp.execution.namespaces); g++ and make build llama-cpp-python.
+    apt_install ruby util-linux ca-certificates g++ make
     command -v "$PY" >/dev/null || apt_install python3 python3-venv python3-dev
     "$PY" -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
 }

@@ -14,7 +14,7 @@ from ramp.agents import feedback_integrator, programmer, test_designer
 from ramp.llm.registry import create_llm
 from ramp.llm.spec import ModelSpec
 from ramp.prompting import PromptLibrary
-from ramp.tables import read_tasks
+from ramp.task_table import read_tasks
 from ramp.variants import Variant
 
 

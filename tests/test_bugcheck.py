@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ramp.bugcheck import confusion, render_markdown, summarise, validate_bugs, write_summary
+from ramp.bug_validation import confusion, render_markdown, summarise, validate_bugs, write_summary
 from ramp.dataset import load_tasks
 from ramp.tasks import Limits, RunReport, TestCase, TestResult, Verdict
 

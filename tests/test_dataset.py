@@ -16,7 +16,7 @@ from ramp.dataset import (
     parse_memory_limit,
     parse_time_limit,
 )
-from ramp.tables import (
+from ramp.task_table import (
     NoTasksError,
     build_task_table,
     built_from,
@@ -75,14 +75,15 @@ def test_tiny_loads_good_rows_and_reports_bad_ones() -> None:
 def test_tiny_task_fields() -> None:
     wrong, _, dots = load_tasks(TINY).tasks
     assert wrong.problem_id == "p-double"
-    assert wrong.time_limit_s == 1.0 and wrong.memory_mb == 256
-    assert wrong.difficulty == 800 and wrong.tags == ("math", "implementation")
+    assert wrong.limits.time_s == 1.0 and wrong.limits.memory_mb == 256
+    assert wrong.difficulty == 800 and wrong.problem.tags == ("math", "implementation")
     assert wrong.recorded_outcome == "WRONG_ANSWER"
-    assert [(s.input, s.outputs, s.kind) for s in wrong.samples] == [("3", ("6",), "sample")]
+    samples = wrong.problem.samples
+    assert [(s.input, s.outputs, s.kind) for s in samples] == [("3", ("6",), "sample")]
     assert wrong.hidden_tests[2].outputs == ("200", "200\n")
     assert {t.kind for t in wrong.hidden_tests} == {"hidden"}
-    assert dots.difficulty is None and dots.notes == ""
-    assert dots.time_limit_s == 0.5 and dots.memory_mb == 64
+    assert dots.difficulty is None and dots.problem.notes == ""
+    assert dots.limits.time_s == 0.5 and dots.limits.memory_mb == 64
     assert [t.truncated for t in dots.hidden_tests] == [False, True, False]
 
 
@@ -123,7 +124,7 @@ def test_missing_memory_limit_takes_the_default(tmp_path: Path) -> None:
     row = _first_row()
     row["prob_desc_memory_limit"] = ""
     path = _write_rows(tmp_path / "x.jsonl", [row])
-    assert load_tasks(path, default_memory_mb=128).tasks[0].memory_mb == 128
+    assert load_tasks(path, default_memory_mb=128).tasks[0].limits.memory_mb == 128
     assert "cannot parse ''" in str(load_tasks(path).errors[0])
 
 

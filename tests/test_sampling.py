@@ -20,7 +20,7 @@ from ramp.sampling import (
     select_subset,
     stratified_order,
 )
-from ramp.tasks import Task
+from ramp.tasks import Problem, Task
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "../shared/data/xcodeeval-apr-ruby/validation.jsonl"
@@ -29,7 +29,7 @@ needs_real = pytest.mark.skipif(not REAL.exists(), reason="the xCodeEval data se
 
 
 def make_task(task_id: str, difficulty: int | None) -> Task:
-    return Task(
+    return Task(Problem(
         task_id=task_id,
         problem_id="p",
         description="",
@@ -42,8 +42,7 @@ def make_task(task_id: str, difficulty: int | None) -> Task:
         tags=(),
         difficulty=difficulty,
         buggy_code="",
-        recorded_outcome="WRONG_ANSWER",
-    )
+    ), recorded_outcome="WRONG_ANSWER")
 
 
 def population() -> list[Task]:

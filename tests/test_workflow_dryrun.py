@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = Path(__file__).parent / "data" / "tiny.jsonl"
 REAL = ROOT / "../shared/data/xcodeeval-apr-ruby/validation.jsonl"
 needs_real = pytest.mark.skipif(not REAL.exists(), reason="the xCodeEval data set is not here")
-OUR_RULES = ("load_tasks", "sample_tasks", "run_buggy_programs", "summarise_bugs")
+OUR_RULES = ("load_tasks", "sample_tasks", "validate_bugs", "summarise_bugs")
 
 
 def snakemake(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,7 @@ import pytest
 from ramp.llm.base import Prompt
 from ramp.llm.fake import FakeLLM
 from ramp.prompting import PromptLibrary
-from ramp.tasks import Task, TestCase
+from ramp.tasks import Problem, TestCase
 
 ROLE_MARKERS = {
     "explains bugs": "reflection",
@@ -82,13 +82,12 @@ Output:
 
 
 @pytest.fixture
-def task() -> Task:
-    return Task(
+def task() -> Problem:
+    return Problem(
         task_id="t1", problem_id="p1", description="Read an integer n and print 2n.",
         input_spec="One integer n (0 <= n <= 10^9).", output_spec="Print 2n.", notes="",
         samples=(TestCase("3\n", ("6\n",), kind="sample"),), time_limit_s=1.0, memory_mb=256,
         tags=("math",), difficulty=800, buggy_code="puts gets.to_i * 3\n",
-        recorded_outcome="WRONG_ANSWER",
     )
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from ramp.llm import FakeLLM, SamplingParams, messages
 from ramp.llm.batching import BatchingLLM
-from ramp.methods import baseline
+from ramp.methods import method
 from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
-from ramp.records import attempts_frame
+from ramp.methods.frames import attempts_frame
 from ramp.variants import Variant
 
 from .conftest import role_of, ruby
@@ -106,7 +106,7 @@ def test_tasks_side_by_side_give_the_attempts_of_one_by_one_in_fewer_model_calls
     def run(concurrency: int) -> tuple[list, FakeLLM]:
         llm = FakeLLM(respond=respond)
         ctx = MethodContext(llm, lib, variant, executors, budget=3, seed=7)
-        return solve_tasks(baseline("self_planning"), tasks, ctx, concurrency=concurrency), llm
+        return solve_tasks(method("self_planning"), tasks, ctx, concurrency=concurrency), llm
 
     one_by_one, llm1 = run(1)
     side_by_side, llm4 = run(4)

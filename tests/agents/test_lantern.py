@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from ramp.methods import baseline, lantern
+from ramp.methods import lantern, method
 from ramp.methods.base import MethodContext, sandbox_executors
 from ramp.tasks import TestCase
 from ramp.variants import Variant
@@ -33,11 +33,6 @@ def executors():
     ex.close()
 
 
-@pytest.fixture
-def hidden_task(task):
-    return dataclasses.replace(task, hidden_tests=(HIDDEN,))
-
-
 def run(agents, task, lib, executors, budget=3):
     ctx = MethodContext(llm=agents.llm, lib=lib, variant=Variant(name="lantern", method="lantern"),
                         executors=executors, budget=budget, seed=7)
@@ -53,13 +48,13 @@ def roles(a):
 
 
 def test_registry_names_this_module():
-    assert baseline("lantern") is lantern.repair
+    assert method("lantern") is lantern.repair
 
 
-def test_accepted_at_iteration_1(hidden_task, lib, executors):
+def test_accepted_at_iteration_1(task, lib, executors):
     agents = ScriptedAgents(translator=[py(PY_BUGGY)], repairer=[py(PY_RIGHT)],
                             back_translator=[ruby(RB_RIGHT)])
-    (only,) = run(agents, hidden_task, lib, executors)
+    (only,) = run(agents, task, lib, executors)
     assert agents.calls == ["translator", "repairer", "back_translator"]
     assert roles(only) == ("translator", "repairer", "programmer")
     assert only.iteration == 1 and only.passed_generated and only.verdicts == ("PASSED",)
@@ -78,10 +73,10 @@ def test_accepted_at_iteration_1(hidden_task, lib, executors):
     assert {(p.seed, p.temperature) for _, p in agents.llm.seen} == {(8, 0.8)}
 
 
-def test_fails_then_succeeds_with_the_python_failure_fed_back(hidden_task, lib, executors):
+def test_fails_then_succeeds_with_the_python_failure_fed_back(task, lib, executors):
     agents = ScriptedAgents(translator=[py(PY_BUGGY)], repairer=[py(PY_BUGGY), py(PY_RIGHT)],
                             back_translator=[ruby(RB_WRONG), ruby(RB_RIGHT)])
-    first, second = run(agents, hidden_task, lib, executors)
+    first, second = run(agents, task, lib, executors)
     assert agents.calls == ["translator", "repairer", "back_translator", "repairer",
                             "back_translator"]
     assert [a.passed_generated for a in (first, second)] == [False, True]
@@ -96,10 +91,10 @@ def test_fails_then_succeeds_with_the_python_failure_fed_back(hidden_task, lib, 
     assert second.exec_seconds > 0
 
 
-def test_python_passes_but_back_translation_fails(hidden_task, lib, executors):
+def test_python_passes_but_back_translation_fails(task, lib, executors):
     agents = ScriptedAgents(translator=[py(PY_BUGGY)], repairer=[py(PY_RIGHT)],
                             back_translator=[ruby(RB_WRONG), ruby(RB_RIGHT)])
-    first, second = run(agents, hidden_task, lib, executors)
+    first, second = run(agents, task, lib, executors)
     # the passing Python is not repaired again: only its translation is retried
     assert agents.calls == ["translator", "repairer", "back_translator", "back_translator"]
     assert not first.passed_generated and first.verdicts == ("WRONG_ANSWER",)
@@ -113,13 +108,13 @@ def test_python_passes_but_back_translation_fails(hidden_task, lib, executors):
     assert second.reflection_in == first.next_reflection and second.code == RB_RIGHT + "\n"
 
 
-def test_budget_respected_and_unusable_answers_fed_back(hidden_task, lib, executors):
+def test_budget_respected_and_unusable_answers_fed_back(task, lib, executors):
     agents = ScriptedAgents(
         translator=[py(PY_BUGGY)],
         repairer=["The bug is the factor.", py(PY_SYNTAX), py(PY_BUGGY)],
         back_translator=[ruby(RB_WRONG), ruby(RB_WRONG)],
     )
-    attempts = run(agents, hidden_task, lib, executors, budget=3)
+    attempts = run(agents, task, lib, executors, budget=3)
     assert [a.iteration for a in attempts] == [1, 2, 3]
     assert not any(a.passed_generated for a in attempts)
     assert agents.calls == ["translator", "repairer", "repairer", "back_translator",
@@ -135,17 +130,17 @@ def test_budget_respected_and_unusable_answers_fed_back(hidden_task, lib, execut
     assert "does not compile" in attempts[1].next_reflection
 
 
-def test_budget_of_one_stops_after_one_iteration(hidden_task, lib, executors):
+def test_budget_of_one_stops_after_one_iteration(task, lib, executors):
     agents = ScriptedAgents(translator=[py(PY_BUGGY)], repairer=[py(PY_RIGHT)],
                             back_translator=[ruby(RB_WRONG)])
-    (only,) = run(agents, hidden_task, lib, executors, budget=1)
+    (only,) = run(agents, task, lib, executors, budget=1)
     assert not only.passed_generated and agents.calls.count("back_translator") == 1
 
 
-def test_translation_without_a_program_repairs_from_the_ruby(hidden_task, lib, executors):
+def test_translation_without_a_program_repairs_from_the_ruby(task, lib, executors):
     agents = ScriptedAgents(translator=["I cannot translate this."], repairer=[py(PY_RIGHT)],
                             back_translator=[ruby(RB_RIGHT)])
-    (only,) = run(agents, hidden_task, lib, executors)
+    (only,) = run(agents, task, lib, executors)
     prompt = agents.prompts["repairer"][0][-1].content
     assert "```ruby\n" + RB_WRONG in prompt and "gave no usable program" in prompt
     assert only.passed_generated and "gave no usable program" in only.reflection_in

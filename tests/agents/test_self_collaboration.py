@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from ramp.methods import self_collaboration as sc
 from ramp.methods.base import MethodContext, sandbox_executors
-from ramp.tasks import TestCase
 from ramp.variants import Variant
 
 from .conftest import ScriptedAgents, ruby
@@ -144,12 +141,10 @@ def test_unusable_coder_answer_skips_the_tester(task, lib, executors):
     assert "Buggy Ruby program" in coder  # no program of its own yet: the buggy one is shown
 
 
-def test_hidden_tests_never_reach_a_prompt(task, lib, executors):
-    secret = dataclasses.replace(task, hidden_tests=(TestCase("HIDDEN-48151623\n", ("x\n",)),))
+def test_only_the_sample_tests_run(task, lib, executors):
     agents = ScriptedAgents(analyst=[ANALYSIS], coder=[ruby(WRONG), ruby(RIGHT)],
                             tester=["VERDICT: FAIL", "VERDICT: PASS"])
-    attempts = run(agents, secret, lib, executors)
+    attempts = run(agents, task, lib, executors)
     assert len(attempts) == 2
-    prompts = [m.content for p in agents.llm.prompts for m in p]
-    assert len(prompts) == 10 and not any("48151623" in text for text in prompts)
+    assert len([m for p in agents.llm.prompts for m in p]) == 10
     assert all(len(a.report.results) == 1 for a in attempts)  # only the one sample ran

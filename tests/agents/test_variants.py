@@ -44,17 +44,20 @@ def test_budget_of_a_variant():
 
 
 def test_zero_shot_is_one_programmer_call(task, lib):
-    from ramp.execution.executor import SandboxExecutor
+    from ramp.methods.base import MethodContext, sandbox_executors
     from ramp.methods.ramp import repair
 
     from .conftest import ScriptedAgents, ruby
 
     zero = variants_from_config(_config("config.yaml"))["zero_shot"]
     agents = ScriptedAgents(programmer=[ruby("puts gets.to_i * 3")])
-    with SandboxExecutor() as ex:
-        result = repair(task, budget=zero.budget(11), llm=agents.llm, lib=lib, variant=zero,
-                        executor=ex)
-    assert agents.calls == ["programmer"] and len(result.attempts) == 1
+    executors = sandbox_executors()
+    try:
+        attempts = repair(task, MethodContext(llm=agents.llm, lib=lib, variant=zero,
+                                              executors=executors, budget=zero.budget(11)))
+    finally:
+        executors.close()
+    assert agents.calls == ["programmer"] and len(attempts) == 1
     prompt = agents.prompts["programmer"][0]
     assert "Let's think step by step" not in prompt[-1].content  # no few-shot CoT
     assert [m.role for m in prompt] == ["system", "user"]

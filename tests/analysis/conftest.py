@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 import pytest
 
-from ramp.tasks import Limits, RunReport, Task, TestCase, TestResult, Verdict
+from ramp.tasks import Limits, Problem, RunReport, Task, TestCase, TestResult, Verdict
 
 
 def make_task(task_id: str, problem_id: str, *, n_hidden: int = 3, truncated: int = 0,
@@ -15,10 +15,10 @@ def make_task(task_id: str, problem_id: str, *, n_hidden: int = 3, truncated: in
               outcome: str = "WRONG_ANSWER") -> Task:
     hidden = tuple(TestCase(input=f"{i}\n", outputs=(f"{i}",), kind="hidden",
                             truncated=i >= n_hidden - truncated) for i in range(n_hidden))
-    return Task(task_id=task_id, problem_id=problem_id, description="d", input_spec="i",
-                output_spec="o", notes="", samples=(), time_limit_s=2.0, memory_mb=256,
-                tags=tags, difficulty=difficulty, buggy_code="puts 0", recorded_outcome=outcome,
-                hidden_tests=hidden)
+    problem = Problem(task_id=task_id, problem_id=problem_id, description="d", input_spec="i",
+                      output_spec="o", notes="", samples=(), time_limit_s=2.0, memory_mb=256,
+                      tags=tags, difficulty=difficulty, buggy_code="puts 0")
+    return Task(problem, hidden_tests=hidden, recorded_outcome=outcome)
 
 
 def hidden_attempts(rows: Sequence[tuple[str, int, bool, bool]],

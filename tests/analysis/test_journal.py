@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ramp.analysis.hidden import validate_attempts
-from ramp.bugcheck import validate_bugs
+from ramp.bug_validation import validate_bugs
 from ramp.journal import Journal, fingerprint
 from ramp.tasks import RunReport, TestResult, Verdict
 

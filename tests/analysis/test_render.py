@@ -11,8 +11,9 @@ import pytest
 from ramp.analysis import stages
 from ramp.figures import plots, tables
 from ramp.figures.render import combine_summaries, figure_paths, render_study
-from ramp.figures.study import Method, load_study
-from ramp.tables import write_tasks
+from ramp.figures.study import RUN_FILES, Method, load_study
+from ramp.runs import RunId
+from ramp.task_table import write_tasks
 
 from .conftest import EchoRunner, make_task
 
@@ -39,23 +40,33 @@ def _calls(role: str, used: bool) -> dict:
             f"{role}_seconds": 1.5 if used else 0.0}
 
 
+def run_id(variant: str) -> RunId:
+    return RunId("default", "tiny-model", variant, "s")
+
+
 def make_run(root: Path, variant: str) -> Path:
     run = root / "results" / "runs" / "tiny-model" / variant / "s"
     run.mkdir(parents=True)
+    rid = run_id(variant)
     rows = []
     for task_id, steps in METHODS[variant].items():
         for t, (code, gen) in enumerate(steps, start=1):
             rows.append({"task_id": task_id, "iteration": t, "code": code,
                          "passed_generated": gen, "exec_seconds": 0.2,
                          **_calls("programmer", True), **_calls("feedback", not gen)})
-    pd.DataFrame(rows).to_parquet(run / "attempts.parquet")
-    pd.DataFrame([{"task_id": t.task_id, "reflection": "r", **_calls("reflection", True)}
-                  for t in TASKS]).to_parquet(run / "reflections.parquet")
-    pd.DataFrame([{"task_id": t.task_id, "n_tests": 1, "source": "generated",
-                   "tests": [{"input": "0", "output": "0", "kind": "basic"}],
-                   **_calls("test_design", True)} for t in TASKS]).to_parquet(
-        run / "tests.parquet")
+    rid.write(pd.DataFrame(rows), run / "attempts.parquet")
+    rid.write(pd.DataFrame([{"task_id": t.task_id, "reflection": "r",
+                             **_calls("reflection", True)} for t in TASKS]),
+              run / "reflections.parquet")
+    rid.write(pd.DataFrame([{"task_id": t.task_id, "n_tests": 1, "source": "generated",
+                             "tests": [{"input": "0", "output": "0", "kind": "basic"}],
+                             **_calls("test_design", True)} for t in TASKS]),
+              run / "tests.parquet")
     return run
+
+
+def run_tables(runs: list[Path], names) -> dict[str, list[Path]]:
+    return {n: [run / f"{n}.parquet" for run in runs] for n in names}
 
 
 @pytest.fixture(scope="module")
@@ -68,16 +79,18 @@ def study_dir(tmp_path_factory) -> Path:
     pd.DataFrame([{"task_id": t.task_id, "test_index": i, "verdict": "WRONG_ANSWER"}
                   for t in TASKS for i in range(len(t.hidden_tests))]).to_parquet(bugs)
     runs = [make_run(root, v) for v in METHODS]
-    for run in runs:
-        stages.score_hidden(tasks, run / "attempts.parquet", run / "hidden.parquet",
-                            run / "hidden_attempts.parquet", EchoRunner())
+    for variant, run in zip(METHODS, runs, strict=True):
+        stages.score_hidden(run_id(variant), tasks, run / "attempts.parquet",
+                            run / "hidden.parquet", run / "hidden_attempts.parquet", EchoRunner())
         names = ("attempts", "reflections", "tests", "hidden", "hidden_attempts")
         stages.score_run(
+            run_id(variant),
             {"tasks": tasks, "bug_runs": bugs, **{n: run / f"{n}.parquet" for n in names}},
             {n: run / f"{n}.parquet" for n in ("scores", "task_scores", "transitions", "costs")},
             iterations=K, k_values=(1, 2), early_stopping=True)
     analysis = root / "results" / "analysis" / "s"
-    stages.oracle(tasks, runs, EchoRunner(), analysis / "oracle.parquet",
+    stages.oracle(tasks, run_tables(runs, ("attempts", "hidden_attempts", "tests")),
+                  EchoRunner(), analysis / "oracle.parquet",
                   analysis / "oracle_programs.parquet", iterations=K)
     return root
 
@@ -86,7 +99,8 @@ def study_dir(tmp_path_factory) -> Path:
 def study(study_dir):
     runs = sorted((study_dir / "results" / "runs" / "tiny-model").glob("*/s"))
     analysis = study_dir / "results" / "analysis" / "s"
-    return load_study("s", runs, analysis / "oracle.parquet", analysis / "oracle_programs.parquet")
+    return load_study("s", run_tables(runs, RUN_FILES), analysis / "oracle.parquet",
+                      analysis / "oracle_programs.parquet")
 
 
 def test_table1_compares_both_methods(study):
@@ -162,7 +176,7 @@ def test_render_writes_every_file(study, tmp_path):
     text = render_study(study, out, about="Study `x`: a budget of K = 3.")
     assert text.splitlines()[2] == "Study `x`: a budget of K = 3."
     for path in figure_paths(out):
-        assert path.exists() and path.stat().st_size > 0, path
+        assert Path(path).stat().st_size > 0, path
     assert "Table 1" in text and "zero_shot" in text and "![figure4](figure4.png)" in text
     combine_summaries([out / "summary.md"], tmp_path / "figures" / "summary.md")
     assert "](s/figure2.png)" in (tmp_path / "figures" / "summary.md").read_text()

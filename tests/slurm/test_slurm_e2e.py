@@ -108,7 +108,7 @@ def test_tiny_study_through_slurm_matches_a_local_run(slurm_cluster: LocalSlurm,
 
     jobs = dict(SUBMITTED.findall(output))  # Slurm job id -> rule
     finished = set(FINISHED.findall(output)) - {"all"}
-    assert {"load_tasks", "sample_tasks", "run_buggy_programs", "summarise_bugs"} <= finished
+    assert {"load_tasks", "sample_tasks", "validate_bugs", "summarise_bugs"} <= finished
     if agents:
         assert {"reflect", "design_tests", "repair_iteration", "collect_attempts",
                 "score_hidden", "score_run", "oracle", "render_figures"} <= finished

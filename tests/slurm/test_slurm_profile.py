@@ -52,7 +52,7 @@ def test_model_stages_ask_for_a_gpu_and_cpu_stages_do_not(profile: dict) -> None
     assert gpu_rules == {"reflect", "design_tests", "repair_iteration", "run_method"}
     for rule in gpu_rules:
         assert res[rule]["gpu"] == 1
-    cpu_only = {"load_tasks", "sample_tasks", "run_buggy_programs", "summarise_bugs",
+    cpu_only = {"load_tasks", "sample_tasks", "validate_bugs", "summarise_bugs",
                 "collect_attempts"}
     assert cpu_only <= set(res) and not cpu_only & gpu_rules
 
@@ -71,7 +71,7 @@ def test_dry_run_through_the_profile_plans_the_tiny_study(tmp_path: Path) -> Non
         cwd=project, capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert re.search(r"run_buggy_programs\s+1", done.stdout + done.stderr)
+    assert re.search(r"validate_bugs\s+1", done.stdout + done.stderr)
 
 
 def test_fit_profile_caps_requests_to_the_node_and_keeps_gpus(profile: dict) -> None:

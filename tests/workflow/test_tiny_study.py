@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from ramp.llm import embedded
-from ramp.records import ATTEMPT_COLUMNS
+from ramp.methods.frames import ATTEMPT_COLUMNS
+from ramp.runs import IDENTITY_COLUMNS
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
@@ -81,16 +82,22 @@ def test_every_stage_wrote_parquet(tiny_study):
     assert len(tests) == 2 and set(tests.source) <= {"generated", "samples"}
     assert (tests.n_tests > 0).all()
     first = pd.read_parquet(run / "iterations" / "1.parquet")
-    assert list(first.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb"] and len(first) == 2
+    assert list(first.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb", *IDENTITY_COLUMNS]
+    assert len(first) == 2
     assert (first.programmer_completion_tokens > 0).all()
     # the stage process held the model: its peak RSS is well above a bare interpreter's
     assert (first.peak_rss_mb > 300).all() and (reflections.peak_rss_mb > 300).all()
     second = pd.read_parquet(run / "iterations" / "2.parquet")
-    assert list(second.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb"]
+    assert list(second.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb", *IDENTITY_COLUMNS]
     # iteration 2 holds exactly the tasks iteration 1 left open
     assert set(second.task_id) == set(first.task_id[~first.passed_generated])
     attempts = pd.read_parquet(run / "attempts.parquet")
     assert len(attempts) == len(first) + len(second)
+    # every run table says which run it is (no folder name to parse)
+    for frame in (reflections, tests, first, attempts,
+                  pd.read_parquet(run / "scores.parquet")):
+        assert frame[list(IDENTITY_COLUMNS)].drop_duplicates().values.tolist() == [
+            ["default", MODEL, "ramp", "2"]]
 
 
 def test_rerun_from_cache_is_a_no_op(tiny_study):
@@ -100,11 +107,40 @@ def test_rerun_from_cache_is_a_no_op(tiny_study):
     assert out.returncode == 0 and "Nothing to be done" in out.stdout + out.stderr
 
 
+def test_a_rerun_replays_every_call_and_gives_the_same_tables(tiny_study, tmp_path):
+    """The runs rebuilt from scratch with the model cache in replay-only mode (a call not in the
+    cache is an error): zero model calls, and the same attempts and scores."""
+    import shutil
+
+    before = {v: pd.read_parquet(tiny_study / "results" / "runs" / MODEL / v / "2" /
+                                 "scores.parquet") for v in ("ramp", "self_planning")}
+    attempts = pd.read_parquet(tiny_study / "results" / "runs" / MODEL / "ramp" / "2" /
+                               "attempts.parquet")
+    for variant in before:
+        shutil.move(tiny_study / "results" / "runs" / MODEL / variant, tmp_path / variant)
+    config = yaml.safe_load((tiny_study / "tiny.yaml").read_text())
+    config["models"]["cache"] = {"mode": "replay-only"}
+    (tiny_study / "replay.yaml").write_text(yaml.safe_dump(config))
+    targets = [t.replace("attempts.parquet", "scores.parquet") for t in TARGETS[:2]]
+    done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", "replay.yaml", "--",
+                           *targets], cwd=tiny_study, capture_output=True, text=True,
+                          env={**os.environ, "LANG": "C.UTF-8"}, timeout=1800)
+    assert done.returncode == 0, done.stderr[-5000:]
+    run = tiny_study / "results" / "runs" / MODEL
+    timings = ["peak_rss_mb", "exec_seconds"]  # the executor's and the process's, not the model's
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(run / "ramp" / "2" / "attempts.parquet").drop(columns=timings),
+        attempts.drop(columns=timings))
+    for variant, scores in before.items():
+        pd.testing.assert_frame_equal(pd.read_parquet(run / variant / "2" / "scores.parquet"),
+                                      scores)
+
+
 @pytest.mark.parametrize("variant", list(BASELINE_ROLES))
 def test_a_baseline_runs_its_loop_in_one_job(tiny_study, variant):
     run = tiny_study / "results" / "runs" / MODEL / variant / "2"
     attempts = pd.read_parquet(run / "attempts.parquet")
-    assert list(attempts.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb"]
+    assert list(attempts.columns) == [*ATTEMPT_COLUMNS, "peak_rss_mb", *IDENTITY_COLUMNS]
     assert set(attempts.task_id) == set(pd.read_parquet(run / "reflections.parquet").task_id)
     assert attempts.iteration.between(1, K).all()
     roles = {c["role"] for calls in attempts.other_calls for c in calls}

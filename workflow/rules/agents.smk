@@ -1,7 +1,7 @@
 # RAMP's agent stages (paper section 3.1), fanned out over {model} x {variant} x {subset}:
 # reflection (e0) and test generation once per run, then one job per repair iteration t = 1..K.
 # Model stages batch every open task's prompt into one call, so one (GPU) job serves many tasks.
-# The baselines of Table 1 (variants whose `method` is not ramp) run in one job, run_method.
+# The other methods of Table 1 (the baselines) run each task's whole loop in one job, run_method.
 
 
 wildcard_constraints:
@@ -12,11 +12,11 @@ wildcard_constraints:
 
 rule reflect:
     wildcard_constraints:
-        variant=RAMP_VARIANTS,
+        variant=STAGED_VARIANTS,
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        reflections=f"{RUN}/reflections.parquet",
+        reflections=run_file("reflections"),
     log:
         f"{RUN_LOGS}/reflect.log",
     message:
@@ -32,16 +32,16 @@ rule reflect:
 
 rule design_tests:
     wildcard_constraints:
-        variant=RAMP_VARIANTS,
+        variant=STAGED_VARIANTS,
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        tests=f"{RUN}/tests.parquet",
+        tests=run_file("tests"),
     log:
         f"{RUN_LOGS}/design_tests.log",
     message:
         "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
-    threads: MODEL_THREADS
+    threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
     conda:
@@ -52,11 +52,11 @@ rule design_tests:
 
 rule repair_iteration:
     wildcard_constraints:
-        variant=RAMP_VARIANTS,
+        variant=STAGED_VARIANTS,
     input:
         unpack(iteration_inputs),
     output:
-        attempts=f"{RUN}/iterations/{{t}}.parquet",
+        attempts=run_file("iteration"),
     log:
         f"{RUN_LOGS}/iteration_{{t}}.log",
     message:
@@ -74,7 +74,7 @@ rule collect_attempts:
     input:
         attempts_inputs,
     output:
-        attempts=f"{RUN}/attempts.parquet",
+        attempts=run_file("attempts"),
     log:
         f"{RUN_LOGS}/collect.log",
     message:
@@ -87,17 +87,17 @@ rule collect_attempts:
 
 rule run_method:
     wildcard_constraints:
-        variant=BASELINE_VARIANTS,
+        variant=ONE_JOB_VARIANTS,
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        attempts=f"{RUN}/method_attempts.parquet",
-        reflections=f"{RUN}/reflections.parquet",
-        tests=f"{RUN}/tests.parquet",
+        attempts=run_file("method_attempts"),
+        reflections=run_file("reflections"),
+        tests=run_file("tests"),
     log:
         f"{RUN_LOGS}/run_method.log",
     message:
-        "Baseline {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
+        "Method {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,

@@ -1,24 +1,32 @@
-# Helpers shared by the other .smk files: what `all` builds, and where artifacts live.
+# Helpers shared by the other .smk files: what `all` builds, and where artifacts live. What a
+# variant or a study means (its method, its budget K, the workers) is answered by the ramp
+# package (ramp.study_config), and a run's file names by ramp.runs.RUN_FILES; only the folder
+# layout of the workflow is defined here.
 
 import re
 
+from ramp import study_config
+from ramp.figures.render import figure_paths
+from ramp.figures.study import RUN_FILES as RENDERED_RUN_FILES
+from ramp.runs import RUN_FILES
+
 SUBSETS = [str(s) for s in config["subsets"]]
-STUDY = config.get("study", {})
 MODELS = (config.get("models") or {}).get("use", [])
-VARIANTS = STUDY.get("variants", [])
-ITERATIONS = int(STUDY.get("iterations", 11))
+VARIANTS = (config.get("study") or {}).get("variants", [])
+ITERATIONS = study_config.budget(config)
 # Cores a model job claims; keep it equal to the model entry's n_threads so that Snakemake never
 # runs more model threads than cores (llama.cpp's threads spin-wait and collapse when they share).
 # The model's calls take nearly all of a model job's time; its executor runs between them, on the
 # same cores with as many workers, so a job never runs more than it claims. (Claiming
 # executor.workers too would leave a core idle for hours on 2 cores, while RAMP's K iterations run
 # one after another.)
-MODEL_THREADS = int(STUDY.get("model_threads", 1))
-EXECUTOR_WORKERS = int(config.get("executor", {}).get("workers", 2))
+MODEL_THREADS = study_config.model_threads(config)
+# The executor-only jobs (bug validation, hidden validation, oracle) run this many workers.
+EXECUTOR_WORKERS = study_config.workers(config)
 # A named study (config study.name) keeps its runs, analysis, figures and logs in folders of its
 # own, so that studies with other settings (a smaller K, other models) never overwrite each
 # other's files. The task tables, the bug validation and the model cache stay shared.
-STUDY_NAME = str(STUDY.get("name") or "")
+STUDY_NAME = study_config.study_name(config)
 RESULTS = f"results/studies/{STUDY_NAME}" if STUDY_NAME else "results"
 FIGURES = f"figures/{STUDY_NAME}" if STUDY_NAME else "figures"
 LOGS = f"logs/studies/{STUDY_NAME}" if STUDY_NAME else "logs"
@@ -27,9 +35,15 @@ RUN = f"{RESULTS}/runs/{{model}}/{{variant}}/{{subset}}"
 RUN_LOGS = f"{LOGS}/runs/{{model}}/{{variant}}/{{subset}}"
 
 
-def method_of(variant):
-    """The method a variant runs: ``ramp`` (its agent stages) or a baseline (one job)."""
-    return (config.get("variants") or {}).get(variant, {}).get("method", "ramp")
+def run_file(name):
+    """The path pattern of a run file (ramp.runs.RUN_FILES), with the run's wildcards."""
+    return f"{RUN}/{RUN_FILES[name]}"
+
+
+def run_path(w, name, **values):
+    """A run file of a job's wildcards (``values`` fill the file's own fields, e.g. t)."""
+    folder = RUN.format(model=w.model, variant=w.variant, subset=w.subset)
+    return f"{folder}/{RUN_FILES[name].format(**values)}"
 
 
 def _one_of(names):
@@ -37,64 +51,51 @@ def _one_of(names):
     return "|".join(re.escape(n) for n in names) if names else "(?!)"
 
 
-# RAMP's stages build only RAMP-method variants; run_method builds the baselines.
-RAMP_VARIANTS = _one_of([v for v in (config.get("variants") or {}) if method_of(v) == "ramp"])
-BASELINE_VARIANTS = _one_of([v for v in (config.get("variants") or {}) if method_of(v) != "ramp"])
+# RAMP's agent stages build only the variants of staged methods; run_method builds the others.
+STAGED_VARIANTS = _one_of(study_config.variant_names(config, staged_only=True))
+ONE_JOB_VARIANTS = _one_of(study_config.variant_names(config, staged_only=False))
 
 
 def attempts_inputs(w):
-    """What collect_attempts gathers: RAMP's per-iteration tables or a baseline's one table."""
-    if method_of(w.variant) != "ramp":
-        return [f"{run_dir(w)}/method_attempts.parquet"]
-    return [f"{run_dir(w)}/iterations/{t}.parquet" for t in range(1, iterations_of(w.variant) + 1)]
+    """What collect_attempts gathers: RAMP's per-iteration tables or a method's one table."""
+    if not study_config.staged(config, w.variant):
+        return [run_path(w, "method_attempts")]
+    iterations = study_config.budget(config, w.variant)
+    return [run_path(w, "iteration", t=t) for t in range(1, iterations + 1)]
 
 
-def iterations_of(variant):
-    """The iterations a variant runs: the study's K, or fewer if the variant says so."""
-    limit = int((config.get("variants") or {}).get(variant, {}).get("max_iterations", 0))
-    return min(ITERATIONS, limit) if limit else ITERATIONS
-
-
-def run_dir(w):
-    """The run folder (RUN) of a job's wildcards."""
-    return RUN.format(model=w.model, variant=w.variant, subset=w.subset)
-
-
-def iteration_inputs(wildcards):
-    run = run_dir(wildcards)
-    t = int(wildcards.t)
-    previous = f"{run}/reflections.parquet" if t == 1 else f"{run}/iterations/{t - 1}.parquet"
+def iteration_inputs(w):
+    t = int(w.t)
+    previous = run_path(w, "reflections") if t == 1 else run_path(w, "iteration", t=t - 1)
     return {
-        "tasks": f"results/tasks/{wildcards.subset}.parquet",
-        "tests": f"{run}/tests.parquet",
+        "tasks": f"results/tasks/{w.subset}.parquet",
+        "tests": run_path(w, "tests"),
         "previous": previous,
     }
 
 
 def study_runs(subset):
     """Every run folder of a subset: the oracle and the figures gather across them."""
-    return expand(
-        RUN,
-        model=MODELS,
-        variant=VARIANTS,
-        subset=[subset],
-    )
+    return expand(RUN, model=MODELS, variant=VARIANTS, subset=[subset])
 
 
 def run_files(name):
-    """An input function: NAME.parquet of every run of the subset's study (oracle, figures)."""
-    return lambda w: [f"{d}/{name}.parquet" for d in study_runs(w.subset)]
+    """An input function: run file NAME of every run of the subset's study (oracle, figures)."""
+    return lambda w: [f"{d}/{RUN_FILES[name]}" for d in study_runs(w.subset)]
+
+
+def render_inputs(w):
+    """Every run's scored tables of the subset (by name), and the subset's oracle analysis."""
+    inputs = {name: run_files(name)(w) for name in RENDERED_RUN_FILES}
+    inputs["oracle"] = f"{RESULTS}/analysis/{w.subset}/oracle.parquet"
+    inputs["programs"] = f"{RESULTS}/analysis/{w.subset}/oracle_programs.parquet"
+    return inputs
 
 
 def all_targets():
     targets = []
     targets += expand("results/bugs/{subset}/summary.md", subset=SUBSETS)
-    targets += expand(
-        f"{RUN}/attempts.parquet",
-        model=MODELS,
-        variant=VARIANTS,
-        subset=SUBSETS,
-    )
+    targets += expand(run_file("attempts"), model=MODELS, variant=VARIANTS, subset=SUBSETS)
     if MODELS and VARIANTS:
         # Scores, oracle and figures need at least one run to gather.
         targets += [f"{FIGURES}/summary.md"]
@@ -106,6 +107,6 @@ def dataset_input(path, table="results/tasks/tasks.parquet"):
     was built from (their SHA-256 is in the table's metadata, key ramp.source_sha256). A dataset
     remounted or copied anew (new mtime, same bytes) then reruns nothing; changed bytes, or a table
     without the digest, rerun the study as any newer input does."""
-    from ramp.tables import built_from
+    from ramp.task_table import built_from
 
     return ancient(path) if built_from(table, path) else path

@@ -5,10 +5,10 @@
 rule score_hidden:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts=f"{RUN}/attempts.parquet",
+        attempts=run_file("attempts"),
     output:
-        hidden=f"{RUN}/hidden.parquet",
-        hidden_attempts=f"{RUN}/hidden_attempts.parquet",
+        hidden=run_file("hidden"),
+        hidden_attempts=run_file("hidden_attempts"),
     log:
         f"{RUN_LOGS}/score_hidden.log",
     message:
@@ -27,17 +27,17 @@ rule score_hidden:
 rule score_run:
     input:
         tasks="results/tasks/{subset}.parquet",
-        attempts=f"{RUN}/attempts.parquet",
-        reflections=f"{RUN}/reflections.parquet",
-        tests=f"{RUN}/tests.parquet",
+        attempts=run_file("attempts"),
+        reflections=run_file("reflections"),
+        tests=run_file("tests"),
         hidden=rules.score_hidden.output.hidden,
         hidden_attempts=rules.score_hidden.output.hidden_attempts,
         bug_runs="results/bugs/{subset}/hidden_runs.parquet",
     output:
-        scores=f"{RUN}/scores.parquet",
-        task_scores=f"{RUN}/task_scores.parquet",
-        transitions=f"{RUN}/transitions.parquet",
-        costs=f"{RUN}/costs.parquet",
+        scores=run_file("scores"),
+        task_scores=run_file("task_scores"),
+        transitions=run_file("transitions"),
+        costs=run_file("costs"),
     log:
         f"{RUN_LOGS}/score_run.log",
     message:
@@ -66,7 +66,6 @@ rule oracle:
     message:
         "Generated tests vs oracle programs, every run of '{wildcards.subset}' (Table 3)"
     params:
-        run_dirs=lambda w: study_runs(w.subset),
         iterations=ITERATIONS,
     threads: EXECUTOR_WORKERS
     conda:

@@ -1,7 +1,7 @@
 # Bug validation: every buggy program of a subset on its hidden tests, then a summary.
 
 
-rule run_buggy_programs:
+rule validate_bugs:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
@@ -10,7 +10,7 @@ rule run_buggy_programs:
         "logs/bugs/{subset}/run.log",
     message:
         "Running every buggy program of '{wildcards.subset}' on its hidden tests"
-    threads: lookup(dpath="executor/workers", within=config, default=2)
+    threads: EXECUTOR_WORKERS
     conda:
         "../../envs/executor.yaml"
     script:
@@ -20,7 +20,7 @@ rule run_buggy_programs:
 rule summarise_bugs:
     input:
         tasks=rules.sample_tasks.output.tasks,
-        runs=rules.run_buggy_programs.output.runs,
+        runs=rules.validate_bugs.output.runs,
     output:
         summary="results/bugs/{subset}/summary.parquet",
         confusion="results/bugs/{subset}/confusion.parquet",

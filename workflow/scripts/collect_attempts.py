@@ -1,12 +1,11 @@
-"""Rule collect_attempts: iterations 1..K -> one table of every attempt."""
+"""Rule collect_attempts: iterations 1..K (or a method's one table) -> every attempt."""
 
-import pandas as pd
-
-from ramp.io import write_parquet
-from ramp.records import ATTEMPT_COLUMNS
+from ramp.logs import stage_logger
+from ramp.methods import stages
+from ramp.runs import RunId
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-frames = [pd.read_parquet(p) for p in smk.input]
-frames = [f for f in frames if len(f)]
-attempts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ATTEMPT_COLUMNS)
-write_parquet(attempts, smk.output.attempts)
+log = stage_logger("collect", smk.log[0])
+attempts = stages.collect_attempts(RunId.of(smk.config, smk.wildcards), list(smk.input),
+                                   smk.output.attempts)
+log.info("%d attempts", len(attempts))

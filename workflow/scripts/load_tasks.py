@@ -3,7 +3,7 @@
 import sys
 
 from ramp.logs import stage_logger
-from ramp.tables import NoTasksError, build_task_table
+from ramp.task_table import NoTasksError, build_task_table
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("load_tasks", smk.log[0])

@@ -6,9 +6,10 @@ from ramp.logs import stage_logger
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("oracle", smk.log[0])
+runs = {name: list(smk.input[name]) for name in ("attempts", "hidden_attempts", "tests")}
 with SandboxExecutor(workers=smk.threads) as executor:
-    result = oracle(smk.input.tasks, smk.params.run_dirs, executor, smk.output.oracle,
-                    smk.output.programs, iterations=int(smk.params.iterations))
+    result = oracle(smk.input.tasks, runs, executor, smk.output.oracle, smk.output.programs,
+                    iterations=int(smk.params.iterations))
 log.info(
     "%d task x iteration rows, %d classified", len(result), int(result["category"].notna().sum())
 )

@@ -3,11 +3,11 @@
 from pathlib import Path
 
 from ramp.figures.render import render_study
-from ramp.figures.study import load_study
+from ramp.figures.study import RUN_FILES, load_study
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
-study = load_study(smk.wildcards.subset, smk.params.run_dirs, smk.input.oracle,
-                   smk.input.programs)
+runs = {name: list(smk.input[name]) for name in RUN_FILES}
+study = load_study(smk.wildcards.subset, runs, smk.input.oracle, smk.input.programs)
 render_study(study, Path(smk.output.summary).parent, about=smk.params.about)
 Path(smk.log[0]).write_text(f"rendered {len(study.methods)} method(s) into "
                             f"{Path(smk.output.summary).parent}\n", encoding="utf-8")

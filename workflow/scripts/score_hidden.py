@@ -3,6 +3,7 @@
 from ramp.analysis.stages import score_hidden
 from ramp.execution.executor import SandboxExecutor
 from ramp.logs import stage_logger
+from ramp.runs import RunId
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("score_hidden", smk.log[0])
@@ -15,9 +16,9 @@ def progress(done, total, task_id, iteration, passed):
 
 with SandboxExecutor(workers=smk.threads) as executor:
     summary = score_hidden(
-        smk.input.tasks, smk.input.attempts, smk.output.hidden, smk.output.hidden_attempts,
-        executor, stop_at_first_failure=bool(smk.params.stop_at_first_failure),
-        progress=progress,
+        RunId.of(smk.config, smk.wildcards), smk.input.tasks, smk.input.attempts,
+        smk.output.hidden, smk.output.hidden_attempts, executor,
+        stop_at_first_failure=bool(smk.params.stop_at_first_failure), progress=progress,
     )
 log.info("%d attempts validated, %d pass every hidden test",
          len(summary), int(summary["passed_hidden"].sum()))

@@ -4,11 +4,12 @@ scores, transitions and costs of one run."""
 from ramp.analysis.scores import final_score
 from ramp.analysis.stages import score_run
 from ramp.logs import stage_logger
+from ramp.runs import RunId
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("score_run", smk.log[0])
 scores = score_run(
-    dict(smk.input.items()), dict(smk.output.items()),
+    RunId.of(smk.config, smk.wildcards), dict(smk.input.items()), dict(smk.output.items()),
     iterations=int(smk.params.iterations), k_values=[int(k) for k in smk.params.pass_at_k],
     early_stopping=bool(smk.params.early_stopping),
 )

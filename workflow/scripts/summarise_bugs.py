@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from ramp.bugcheck import write_summary
+from ramp.bug_validation import write_summary
 from ramp.logs import stage_logger
-from ramp.tables import read_tasks
+from ramp.task_table import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("summarise_bugs", smk.log[0])

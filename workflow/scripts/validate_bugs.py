@@ -1,10 +1,10 @@
-"""Rule run_buggy_programs: a subset's tasks -> results/bugs/{subset}/hidden_runs.parquet."""
+"""Rule validate_bugs: a subset's tasks -> results/bugs/{subset}/hidden_runs.parquet."""
 
-from ramp.bugcheck import validate_bugs
+from ramp.bug_validation import validate_bugs
 from ramp.execution.executor import SandboxExecutor
 from ramp.journal import Journal, fingerprint
 from ramp.logs import stage_logger
-from ramp.tables import read_tasks
+from ramp.task_table import read_tasks
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("validate_bugs", smk.log[0])

@@ -1,8 +1,8 @@
 """`python -m ramp COMMAND ...`: one entry point, subcommands registered by module name.
 
 Each module named in COMMANDS exposes ``HELP`` (one line), ``add_arguments(parser)`` and
-``main(args) -> int``; it is imported only when its command runs, so `ramp run` never loads
-the model stack.
+``main(args) -> int``. Every command's module is imported to build the parser, so each keeps its
+heavy imports (the model stack, pandas) inside ``main``: `ramp run` never loads the model stack.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ramp.tasks import Task, TestCase
+from ramp.tasks import Problem, Task, TestCase
 
 # The data set cut some long hidden inputs to 255 characters (or 511) and appended "...";
 # a real input that merely ends in dots (problem 5fdaf8ee) has other lengths and a newline.
@@ -156,7 +156,7 @@ def parse_row(row: Mapping[str, Any], *, default_memory_mb: int | None = None) -
     tags = _get(row, "tags", list)
     if not all(isinstance(t, str) for t in tags):
         raise FieldError("tags", "expected a list of strings")
-    return Task(
+    problem = Problem(
         task_id=_get(row, "bug_code_uid", str),
         problem_id=_get(row, "src_uid", str),
         description=_get(row, "prob_desc_description", str),
@@ -170,10 +170,10 @@ def parse_row(row: Mapping[str, Any], *, default_memory_mb: int | None = None) -
         tags=tuple(tags),
         difficulty=_difficulty(row),
         buggy_code=_get(row, "bug_source_code", str),
-        recorded_outcome=_get(row, "bug_exec_outcome", str),
-        hidden_tests=parse_hidden_tests(row),
         lang=row.get("lang") or "Ruby",
     )
+    recorded = _get(row, "bug_exec_outcome", str)
+    return Task(problem, hidden_tests=parse_hidden_tests(row), recorded_outcome=recorded)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -37,7 +37,7 @@ from pathlib import Path
 import yaml
 
 from ramp.parsing import code_blocks
-from ramp.tasks import Task, TestCase
+from ramp.tasks import Problem, TestCase
 
 _SECTION = re.compile(r"^##\s+(?P<name>[^\n#]+?)\s*#*\s*$", re.MULTILINE)
 _ALIASES = {
@@ -55,7 +55,7 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def parse_problem(text: str, *, name: str = "problem.md", buggy_code: str = "") -> Task:
+def parse_problem(text: str, *, name: str = "problem.md", buggy_code: str = "") -> Problem:
     text = text.replace("\r\n", "\n")
     front: dict = {}
     body_start = 0
@@ -103,17 +103,17 @@ def parse_problem(text: str, *, name: str = "problem.md", buggy_code: str = "") 
     except (TypeError, ValueError) as e:
         raise ProblemFileError(f"{name}: front matter: {e}") from None
     stem = Path(name).parent.name or Path(name).stem
-    return Task(
+    return Problem(
         task_id=str(front.get("id", stem)), problem_id=str(front.get("id", stem)),
         description=statement, input_spec=sections.get("input", ""),
         output_spec=sections.get("output", ""), notes=sections.get("notes", ""),
         samples=samples, time_limit_s=time_limit, memory_mb=memory,
         tags=tuple(front.get("tags") or ()), difficulty=front.get("difficulty"),
-        buggy_code=buggy_code, recorded_outcome="",
+        buggy_code=buggy_code,
     )
 
 
-def load_problem(problem: Path, program: Path) -> Task:
+def load_problem(problem: Path, program: Path) -> Problem:
     for p in (problem, program):
         if not p.is_file():
             raise ProblemFileError(f"{p}: no such file")

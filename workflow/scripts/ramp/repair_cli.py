@@ -1,9 +1,10 @@
 """`ramp repair --problem PROBLEM.md --program BUGGY.rb`: repair one program outside the benchmark.
 
-Runs the same stages as the workflow (RAMP by default) with a configured model, prints each
-step as it happens, and writes the repaired program, a unified diff and a JSON trace to --out.
-Exit status: 0 when the final candidate passed its guiding tests, 1 when the budget ran out,
-2 on bad input.
+Runs a method of the study (RAMP by default; any variant of the config, e.g. a baseline) through
+the contract every method has, with a configured model, prints each iteration, and writes the
+repaired program, a unified diff and a JSON trace (every call, test verdict and feedback) to
+--out. Exit status: 0 when the final candidate passed the method's own check (RAMP: its
+generated tests), 1 when the budget ran out, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import yaml
 
 from ramp.io import write_text
 
-HELP = "repair one Ruby program from a problem file (see examples/)"
+HELP = "repair one Ruby program from a problem file (see examples/) with any method"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--program", type=Path, required=True, help="the buggy Ruby program")
     parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
     parser.add_argument("--model", default=None, help="model entry (default: first of models.use)")
-    parser.add_argument("--variant", default="ramp", help="variant name from the config")
+    parser.add_argument("--variant", default="ramp",
+                        help="variant name from the config (RAMP, an ablation or a baseline)")
     parser.add_argument("--budget", type=int, default=None, help="iterations K (default: config)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None,
@@ -40,51 +42,50 @@ def _say(text: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from ramp import study
-    from ramp.execution.executor import SandboxExecutor
-    from ramp.methods.ramp import repair
+    from ramp import study_config
+    from ramp.methods import method
+    from ramp.methods.base import MethodContext, sandbox_executors
     from ramp.problem_file import ProblemFileError, load_problem
     from ramp.prompting import PromptLibrary
 
     try:
-        task = load_problem(args.problem, args.program)
+        problem = load_problem(args.problem, args.program)
         config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
         model = args.model or ((config.get("models") or {}).get("use") or [""])[0]
-        variant = study.variant(config, args.variant)
-        budget = args.budget or study.budget(config, args.variant)
-        llm = study.build_llm(config, model)
+        variant = study_config.variant(config, args.variant)
+        budget = args.budget or study_config.budget(config, args.variant)
+        llm = study_config.build_llm(config, model)
     except (ProblemFileError, OSError, ValueError) as e:
         print(f"ramp repair: {e}", file=sys.stderr)
         return 2
     _say(f"repairing {args.program} with {model} ({variant.name}, K={budget})")
-    with SandboxExecutor(workers=study.workers(config)) as executor:
-        result = repair(task, budget=budget, llm=llm, lib=PromptLibrary.default(),
-                        variant=variant, executor=executor, seed=args.seed)
-    _say(f"reflection: {result.reflection.text[:300]}")
-    _say(f"guiding tests: {len(result.tests.tests)} ({result.tests.source})")
-    for a in result.attempts:
+    executors = sandbox_executors(workers=study_config.workers(config))
+    try:
+        ctx = MethodContext(llm=llm, lib=PromptLibrary.default(), variant=variant,
+                            executors=executors, budget=budget, seed=args.seed)
+        attempts = list(method(variant.method)(problem, ctx))
+    finally:
+        executors.close()
+    for a in attempts:
         summary = ", ".join(a.verdicts) or a.parse_status
         _say(f"iteration {a.iteration}: {'PASS' if a.passed_generated else 'fail'} [{summary}]")
-    final = result.final
+    final = attempts[-1]
     out = args.out or args.program.parent / "repair"
     diff = "".join(difflib.unified_diff(
-        task.buggy_code.splitlines(keepends=True), final.code.splitlines(keepends=True),
+        problem.buggy_code.splitlines(keepends=True), final.code.splitlines(keepends=True),
         fromfile=str(args.program), tofile="repaired.rb",
     ))
     write_text(out / "repaired.rb", final.code)
     write_text(out / "repair.diff", diff)
     trace = {
-        "task": task.task_id, "model": model, "variant": variant.name, "budget": budget,
-        "reflection": result.reflection.text,
-        "calls": [dataclasses.asdict(c) for c in (result.reflection.call, result.tests.call) if c],
-        "tests": [dataclasses.asdict(t) for t in result.tests.tests],
-        "dropped_tests": list(result.tests.dropped),
+        "task": problem.task_id, "model": model, "variant": variant.name,
+        "method": variant.method, "budget": budget,
         "attempts": [
             {"iteration": a.iteration, "reflection_in": a.reflection_in, "code": a.code,
              "parse_status": a.parse_status, "verdicts": list(a.verdicts), "traces": a.traces,
-             "passed_generated": a.passed_generated,
+             "passed_generated": a.passed_generated, "next_reflection": a.next_reflection,
              "calls": [dataclasses.asdict(c) for c in a.calls]}
-            for a in result.attempts
+            for a in attempts
         ],
     }
     write_text(out / "trace.json", json.dumps(trace, indent=2, ensure_ascii=False))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ramp.dataset import load_tasks
 from ramp.io import write_text
-from ramp.tables import read_tasks, write_tasks
+from ramp.task_table import read_tasks, write_tasks
 from ramp.tasks import Task
 
 # The difficulty ranges of the paper's figures 2 and 4 (Codeforces ratings).

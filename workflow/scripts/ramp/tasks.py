@@ -59,8 +59,10 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class Task:
-    """One buggy program to repair, with its problem statement and tests."""
+class Problem:
+    """What a repair method may see of a task: the statement, its sample tests, the limits and
+    the buggy program. It has no hidden test, so no method or agent can reach one: they are
+    typed to take a Problem, and only the scoring stages hold a :class:`Task`."""
 
     task_id: str
     problem_id: str
@@ -74,13 +76,37 @@ class Task:
     tags: tuple[str, ...]
     difficulty: int | None
     buggy_code: str
-    recorded_outcome: str
-    hidden_tests: tuple[TestCase, ...] = ()
     lang: str = "Ruby"
 
     @property
     def limits(self) -> Limits:
         return Limits(time_s=self.time_limit_s, memory_mb=self.memory_mb)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One buggy program to repair: its :class:`Problem`, and what only scoring may see (the
+    hidden tests, and the outcome the data set recorded for the buggy program)."""
+
+    problem: Problem
+    hidden_tests: tuple[TestCase, ...] = ()
+    recorded_outcome: str = ""
+
+    @property
+    def task_id(self) -> str:
+        return self.problem.task_id
+
+    @property
+    def problem_id(self) -> str:
+        return self.problem.problem_id
+
+    @property
+    def difficulty(self) -> int | None:
+        return self.problem.difficulty
+
+    @property
+    def limits(self) -> Limits:
+        return self.problem.limits
 
     @property
     def n_truncated(self) -> int:

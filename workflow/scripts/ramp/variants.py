@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ramp.llm.base import SamplingParams
+from ramp.methods import METHODS
 
 PROGRAMMER_STYLES = ("cot", "scot", "zero_shot", "few_shot")
+REFLECTION_STRATEGIES = ("direct", "spec")
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,7 @@ class Variant:
 
     name: str = "ramp"
     method: str = "ramp"
-    """Which method runs: ``ramp`` (its stages) or a baseline of ramp.methods.BASELINES."""
+    """Which method runs: a name of ramp.methods.METHODS (RAMP or a baseline of Table 1)."""
     test_generation: bool = True
     """Test Designer writes guiding tests; off: no execution feedback at all (Table 2)."""
     initial_reflection: bool = True
@@ -43,16 +45,22 @@ class Variant:
     """ChatRepair: once a patch passes the sample tests, spend the remaining turns asking for
     alternative patches, as the original does (off: stop at the first plausible patch)."""
     include_io_spec: bool = True
+    """The problem's input/output specification is in the prompt (Table 4: w/o I/O spec)."""
     include_limits: bool = True
+    """The time and memory limits are in the prompt (Table 4: w/o limits)."""
     include_samples: bool = False
+    """The statement's sample tests are in the prompt (Table 4: with samples)."""
     code_temperature: float = 0.8
-    other_temperature: float = 0.1
+    """Sampling temperature of the calls that write code (the Programmer's, a baseline's coder)."""
+    analysis_temperature: float = 0.1
+    """Sampling temperature of the calls that analyse rather than code: the Feedback
+    Integrator's reflections, the Test Designer's tests, a baseline's plans and reviews."""
     top_p: float = 0.95
     code_max_tokens: int = 1024
-    other_max_tokens: int = 512
+    analysis_max_tokens: int = 512
 
     def __post_init__(self) -> None:
-        if self.reflection_strategy not in ("direct", "spec"):
+        if self.reflection_strategy not in REFLECTION_STRATEGIES:
             raise ValueError(
                 f"variant {self.name!r}: reflection_strategy must be 'direct' or 'spec', "
                 f"not {self.reflection_strategy!r}"
@@ -62,8 +70,6 @@ class Variant:
                 f"variant {self.name!r}: programmer_style must be one of "
                 f"{', '.join(PROGRAMMER_STYLES)}, not {self.programmer_style!r}"
             )
-        from ramp.methods import METHODS
-
         if self.method not in METHODS:
             raise ValueError(
                 f"variant {self.name!r}: method must be one of {', '.join(METHODS)}, "
@@ -79,11 +85,13 @@ class Variant:
     def code_params(self, seed: int) -> SamplingParams:
         return SamplingParams(self.code_temperature, self.top_p, self.code_max_tokens, seed)
 
-    def other_params(self, seed: int) -> SamplingParams:
-        return SamplingParams(self.other_temperature, self.top_p, self.other_max_tokens, seed)
+    def analysis_params(self, seed: int) -> SamplingParams:
+        return SamplingParams(self.analysis_temperature, self.top_p, self.analysis_max_tokens, seed)
 
 
 FIELDS = {f.name for f in dataclasses.fields(Variant)}
+"""The keys a variant may set (``name`` is the key it is listed under); the config schema's
+variant properties are checked against it by a test."""
 
 
 def variant_from_config(name: str, overrides: Mapping[str, Any] | None) -> Variant:

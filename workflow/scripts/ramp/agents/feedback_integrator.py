@@ -5,23 +5,24 @@ from __future__ import annotations
 from ramp.llm.base import ChatMessage
 from ramp.parsing import clean_reflection
 from ramp.prompting import PromptLibrary
-from ramp.tasks import Task
+from ramp.tasks import Problem
 from ramp.variants import Variant
 
 ROLE_INITIAL = "reflection"
 ROLE_FEEDBACK = "feedback"
 
 
-def initial_prompt(lib: PromptLibrary, task: Task, variant: Variant) -> tuple[ChatMessage, ...]:
+def initial_prompt(lib: PromptLibrary, task: Problem, variant: Variant) -> tuple[ChatMessage, ...]:
     variables = {"task": task, "variant": variant}
-    return lib.render(f"reflection/{variant.reflection_strategy}", variables)
+    return lib.render(f"feedback_integrator/{variant.reflection_strategy}", variables)
 
 
 def feedback_prompt(
-    lib: PromptLibrary, task: Task, variant: Variant, *, candidate: str, traces: str, previous: str
+    lib: PromptLibrary, task: Problem, variant: Variant, *, candidate: str, traces: str,
+    previous: str,
 ) -> tuple[ChatMessage, ...]:
     return lib.render(
-        "reflection/feedback",
+        "feedback_integrator/feedback",
         {"task": task, "variant": variant, "candidate": candidate, "traces": traces,
          "previous": previous},
     )

@@ -5,14 +5,14 @@ from __future__ import annotations
 from ramp.llm.base import ChatMessage
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.prompting import PromptLibrary
-from ramp.tasks import Task
+from ramp.tasks import Problem
 from ramp.variants import Variant
 
 ROLE = "programmer"
 
 
 def prompt(
-    lib: PromptLibrary, task: Task, variant: Variant, reflection: str
+    lib: PromptLibrary, task: Problem, variant: Variant, reflection: str
 ) -> tuple[ChatMessage, ...]:
     return lib.render(
         f"programmer/{variant.programmer_style}",

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import pandas as pd
 
 from ramp.analysis.costs import cost_table
 from ramp.analysis.hidden import Progress, validate_attempts
 from ramp.analysis.oracle import check_tests_on_oracles, classify_run, oracle_programs
-from ramp.analysis.paths import run_key
 from ramp.analysis.scores import scores_table, status_by_iteration, task_scores
 from ramp.analysis.transitions import transitions
 from ramp.execution.executor import Executor
 from ramp.io import write_parquet
 from ramp.journal import Journal, fingerprint
-from ramp.tables import read_tasks
+from ramp.runs import RunId, identities
+from ramp.task_table import read_tasks
 
 PathLike = str | os.PathLike[str]
 
@@ -34,6 +33,7 @@ def _read(path: PathLike, columns: Sequence[str]) -> pd.DataFrame:
 
 
 def score_hidden(
+    run: RunId,
     tasks: PathLike,
     attempts: PathLike,
     hidden_out: PathLike,
@@ -53,13 +53,14 @@ def score_hidden(
                                             progress=progress, journal=journal)
     finally:
         journal.close()
-    write_parquet(hidden, hidden_out)
-    write_parquet(summary, hidden_attempts_out)
+    run.write(hidden, hidden_out)
+    run.write(summary, hidden_attempts_out)
     journal.finish()
     return summary
 
 
 def score_run(
+    run: RunId,
     inputs: Mapping[str, PathLike],
     outputs: Mapping[str, PathLike],
     *,
@@ -83,36 +84,46 @@ def score_run(
         _read(inputs["attempts"], ["task_id", "iteration", "code", "exec_seconds"]),
         pd.read_parquet(inputs["reflections"]), pd.read_parquet(inputs["tests"]),
         validated, per_task, early_stopping=early_stopping)
-    write_parquet(scores, outputs["scores"])
-    write_parquet(per_task, outputs["task_scores"])
-    write_parquet(transitions(hidden, per_task, task_list, bug_runs), outputs["transitions"])
-    write_parquet(costs, outputs["costs"])
+    run.write(scores, outputs["scores"])
+    run.write(per_task, outputs["task_scores"])
+    run.write(transitions(hidden, per_task, task_list, bug_runs), outputs["transitions"])
+    run.write(costs, outputs["costs"])
     return scores
+
+
+def _by_run(paths: Sequence[PathLike]) -> dict[RunId, pd.DataFrame]:
+    """Each run's table among ``paths``, keyed by the identity its rows carry."""
+    out = {}
+    for path in paths:
+        frame = pd.read_parquet(path)
+        for run in identities(frame):
+            out[run] = frame
+    return out
 
 
 def oracle(
     tasks: PathLike,
-    run_dirs: Sequence[PathLike],
+    inputs: Mapping[str, Sequence[PathLike]],
     runner: Executor,
     oracle_out: PathLike,
     programs_out: PathLike,
     *,
     iterations: int,
 ) -> pd.DataFrame:
-    """Rule oracle: oracle programs from every run of a subset, then Table 3's categories."""
+    """Rule oracle: oracle programs from every run of a subset, then Table 3's categories.
+
+    ``inputs``: the attempts, hidden_attempts and tests tables of every run (any order: a
+    table's run is in its identity columns)."""
     task_list = read_tasks(tasks)
-    dirs = [Path(d) for d in run_dirs]
-    runs = {run_key(d)[:2]: (pd.read_parquet(d / "attempts.parquet"),
-                                   pd.read_parquet(d / "hidden_attempts.parquet"))
-            for d in dirs}
+    attempts, validated, tests = (_by_run(inputs[name])
+                                  for name in ("attempts", "hidden_attempts", "tests"))
+    runs = {(r.model, r.variant): (attempts[r], validated[r]) for r in attempts}
     programs = oracle_programs(runs, task_list)
     parts = []
-    for d in dirs:
-        model, variant = run_key(d)[:2]
-        checked = check_tests_on_oracles(pd.read_parquet(d / "tests.parquet"), programs,
-                                         task_list, runner)
-        status = status_by_iteration(runs[(model, variant)][1], task_list, iterations)
-        parts.append(classify_run(model, variant, status, checked, programs))
+    for r in attempts:
+        checked = check_tests_on_oracles(tests[r], programs, task_list, runner)
+        status = status_by_iteration(validated[r], task_list, iterations)
+        parts.append(classify_run(r.model, r.variant, status, checked, programs))
     result = pd.concat(parts, ignore_index=True)
     write_parquet(programs, programs_out)
     write_parquet(result, oracle_out)

@@ -41,13 +41,16 @@ FORMATS = ("png", "pdf")
 DATA_NAMES = (*RUN_FILES, "oracle", "oracle_programs")
 
 
-def figure_paths(out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Every file :func:`render_study` writes (what a rule declares as its outputs)."""
+def figure_paths(out_dir: str | os.PathLike[str], *, summary: bool = True) -> list[str]:
+    """Every file :func:`render_study` writes (what a rule declares as its outputs), the
+    summary last unless ``summary`` is False."""
     out = Path(out_dir)
     paths = [out / f"{name}.{ext}" for name in FIGURES for ext in FORMATS]
     paths += [out / "tables" / f"{name}.csv" for name in TABLES]
     paths += [out / "data" / f"{name}.parquet" for name in DATA_NAMES]
-    return [*paths, out / "summary.md"]
+    if summary:
+        paths.append(out / "summary.md")
+    return [str(p) for p in paths]
 
 
 def save_figure(fig: Figure, stem: Path) -> None:

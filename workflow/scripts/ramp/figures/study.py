@@ -1,18 +1,18 @@
-"""A study's scored tables, gathered from every run folder into one frame each.
+"""A study's scored tables, gathered from every run into one frame each.
 
-Run folders are ``results/runs/{model}/{variant}/{subset}``; each frame gains ``model`` and
-``variant`` columns taken from that path, so a method is a (model, variant) pair.
+Every run table carries its run's identity as columns (ramp.runs.RunId: study, model, variant,
+subset), so a method is a (model, variant) pair read from the data, not from a folder name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
-from ramp.analysis.paths import run_key
+from ramp.runs import identities
 
 RUN_FILES = ("scores", "task_scores", "transitions", "costs", "hidden_attempts")
 
@@ -65,26 +65,22 @@ class Study:
         return set(self.of(self.task_scores, method).query("cumulative")["task_id"])
 
 
-def _gather(paths: Sequence[str | Path]) -> pd.DataFrame:
-    frames = []
-    for p in paths:
-        model, variant, _ = run_key(p)
-        df = pd.read_parquet(p)
-        frames.append(df.assign(model=model, variant=variant))
+def _gather(paths: Sequence[str | os.PathLike[str]]) -> pd.DataFrame:
+    frames = [pd.read_parquet(p) for p in paths]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def load_study(
     subset: str,
-    run_dirs: Sequence[str | Path],
-    oracle: str | Path | None = None,
-    oracle_programs: str | Path | None = None,
+    runs: Mapping[str, Sequence[str | os.PathLike[str]]],
+    oracle: str | os.PathLike[str] | None = None,
+    oracle_programs: str | os.PathLike[str] | None = None,
 ) -> Study:
-    if not run_dirs:
+    """``runs`` maps each name of :data:`RUN_FILES` to that table of every run of the subset."""
+    frames = {name: _gather(runs.get(name, ())) for name in RUN_FILES}
+    if frames["scores"].empty:
         raise ValueError(f"subset {subset!r}: no run to render")
-    dirs = [Path(d) for d in run_dirs]
-    methods = tuple(Method(*run_key(d)[:2]) for d in dirs)
-    frames = {name: _gather([d / f"{name}.parquet" for d in dirs]) for name in RUN_FILES}
+    methods = tuple(Method(r.model, r.variant) for r in identities(frames["scores"]))
     return Study(
         subset=subset,
         methods=methods,

@@ -36,9 +36,6 @@ class FakeLLM:
     def prompts(self) -> list[Prompt]:
         return [p for p, _ in self.seen]
 
-    def enqueue(self, *responses: str) -> None:
-        self._queue.extend(responses)
-
     def _answer(self, prompt: Prompt) -> str:
         if self._queue:
             return self._queue.popleft()

@@ -1,29 +1,31 @@
-"""Repair methods: RAMP (batch stages, ramp.methods.ramp) and the baselines of Table 1.
+"""Repair methods: RAMP and the baselines of Table 1, each a module with the same contract,
+``repair(problem, ctx) -> attempts`` (ramp.methods.base).
 
-A baseline is a module with ``repair(task, ctx) -> attempts`` (see ramp.methods.base); this
-plain dict names them, and they are imported only when a run uses them.
+This plain dict names them; a method's module is imported only when a run uses it. RAMP is also
+run by the workflow as batch stages (its ``initial_reflections``, ``design_tests`` and
+``iterate``), which :data:`STAGED` names.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Any
 
-if TYPE_CHECKING:
-    from ramp.methods.base import TaskMethod
-
-RAMP = "ramp"
-BASELINES: dict[str, str] = {
+METHODS: dict[str, str] = {
+    "ramp": "ramp.methods.ramp",
     "self_planning": "ramp.methods.self_planning",
     "chatrepair": "ramp.methods.chatrepair",
     "self_collaboration": "ramp.methods.self_collaboration",
     "lantern": "ramp.methods.lantern",
 }
-METHODS = (RAMP, *BASELINES)
+# Methods the workflow runs as per-iteration batch stages (reflect, design_tests,
+# repair_iteration) rather than as one run_method job.
+STAGED = frozenset({"ramp"})
 
 
-def baseline(name: str) -> TaskMethod:
-    """The ``repair`` function of a baseline method."""
-    if name not in BASELINES:
-        raise ValueError(f"unknown baseline method {name!r} (known: {', '.join(BASELINES)})")
-    return importlib.import_module(BASELINES[name]).repair
+def method(name: str) -> Callable[..., Sequence[Any]]:
+    """The ``repair`` function of a method (ramp.methods.base.TaskMethod)."""
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r} (known: {', '.join(METHODS)})")
+    return importlib.import_module(METHODS[name]).repair

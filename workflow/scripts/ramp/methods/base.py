@@ -1,8 +1,10 @@
-"""What every baseline method shares: its context, a check on the sample tests, the driver.
+"""What every repair method shares: its contract, its context, a check on the sample tests, the
+driver.
 
-RAMP runs as batch stages (one Snakemake job per iteration); a baseline runs each task's whole
-loop in one call, ``method(task, ctx) -> attempts``, and records one :class:`Attempt` per
-iteration so that the strict and cumulative curves work for every method alike:
+A method is a function ``repair(problem, ctx) -> attempts`` (:data:`TaskMethod`) that runs one
+task's whole loop and records one :class:`Attempt` per iteration, so that the strict and
+cumulative curves work for every method alike (the workflow runs RAMP as batch stages instead,
+one Snakemake job per iteration, from the same steps):
 
 * ``code``: the candidate of that iteration (the program the method would return now);
 * ``passed_generated``: the candidate passed the method's *own* acceptance check (the problem's
@@ -11,7 +13,8 @@ iteration so that the strict and cumulative curves work for every method alike:
 * ``reflection_in`` / ``next_reflection``: the feedback that went into / came out of the
   iteration (raw failing tests, a review, a plan), so a person can follow the loop in Parquet.
 
-Hidden tests never reach a method: only :func:`sample_tests` (the statement's examples) do.
+Hidden tests never reach a method: it receives a :class:`Problem`, which has none; only
+:func:`sample_tests` (the statement's examples) run.
 """
 
 from __future__ import annotations
@@ -25,13 +28,14 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from ramp.execution.executor import Executor
+from ramp.execution.executor import Executor, SandboxExecutor
+from ramp.execution.runtime import runtime_named
 from ramp.llm.base import LLM
 from ramp.llm.batching import BatchingLLM
-from ramp.methods.ramp import Attempt, Call, Check
+from ramp.methods.records import Attempt, Call, Check
 from ramp.parsing import ExtractedProgram
 from ramp.prompting import PromptLibrary
-from ramp.tasks import Task, TestCase
+from ramp.tasks import Problem, TestCase
 from ramp.variants import Variant
 
 log = logging.getLogger(__name__)
@@ -67,9 +71,6 @@ def sandbox_executors(workers: int = 2) -> Executors:
     """Sandboxed executors for any runtime of ramp.execution.runtime (Ruby, Python)."""
 
     def build(language: str, n: int) -> Executor:
-        from ramp.execution.executor import SandboxExecutor
-        from ramp.execution.runtime import runtime_named
-
         return SandboxExecutor(workers=n, runtime=runtime_named(language))
 
     return Executors(build, workers)
@@ -91,16 +92,16 @@ class MethodContext:
         return self.executors.get("ruby")
 
 
-TaskMethod = Callable[[Task, MethodContext], Sequence[Attempt]]
+TaskMethod = Callable[[Problem, MethodContext], Sequence[Attempt]]
 
 
-def sample_tests(task: Task) -> tuple[TestCase, ...]:
-    """The tests a baseline may run: the examples of the problem statement, nothing hidden."""
-    return tuple(task.samples)
+def sample_tests(problem: Problem) -> tuple[TestCase, ...]:
+    """The tests a baseline may run: the examples of the problem statement."""
+    return tuple(problem.samples)
 
 
 def attempt(
-    task: Task,
+    problem: Problem,
     iteration: int,
     program: ExtractedProgram,
     result: Check,
@@ -112,7 +113,7 @@ def attempt(
 ) -> Attempt:
     """One iteration's record (see the module docstring for what each field means here)."""
     return Attempt(
-        task_id=task.task_id, iteration=iteration, reflection_in=feedback_in,
+        task_id=problem.task_id, iteration=iteration, reflection_in=feedback_in,
         code=program.code, parse_status=program.status, parse_detail=program.detail,
         report=result.report, traces=result.traces, passed_generated=accepted,
         next_reflection=feedback_out, exec_seconds=result.seconds, calls=tuple(calls),
@@ -127,7 +128,7 @@ def _timed(what: str) -> Iterator[None]:
 
 
 def solve_tasks(
-    method: TaskMethod, tasks: Sequence[Task], ctx: MethodContext, *, concurrency: int = 1
+    method: TaskMethod, tasks: Sequence[Problem], ctx: MethodContext, *, concurrency: int = 1
 ) -> list[Attempt]:
     """Run ``method`` on every task, logging progress; every task's attempts, in task order.
 
@@ -141,7 +142,7 @@ def solve_tasks(
     llm = BatchingLLM(ctx.llm, max_batch=concurrency)
     shared = dataclasses.replace(ctx, llm=llm)
 
-    def run(i: int, task: Task) -> list[Attempt]:
+    def run(i: int, task: Problem) -> list[Attempt]:
         llm.join()
         try:
             return _solve_one(method, task, shared, i, len(tasks))
@@ -162,7 +163,9 @@ def solve_tasks(
     return [a for attempts in results for a in attempts]
 
 
-def _solve_one(method: TaskMethod, task: Task, ctx: MethodContext, i: int, n: int) -> list[Attempt]:
+def _solve_one(
+    method: TaskMethod, task: Problem, ctx: MethodContext, i: int, n: int
+) -> list[Attempt]:
     with _timed(f"task {i}/{n} {task.task_id} ({ctx.variant.name})"):
         attempts = list(method(task, ctx))
     if not attempts:

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from ramp.agents.traces import format_traces
 from ramp.llm.base import ChatMessage
 from ramp.methods.base import MethodContext, attempt, sample_tests
-from ramp.methods.ramp import Attempt, Call, Check, check
+from ramp.methods.records import Attempt, Call, Check, check
 from ramp.parsing import ExtractedProgram, extract_program
-from ramp.tasks import Task, TestCase
+from ramp.tasks import Problem, TestCase
 
 ROLE = "programmer"
 MAX_EXCHANGES = 2
@@ -73,7 +73,7 @@ def _listing(patches: Sequence[str]) -> str:
     return f"Asked for an alternative to {len(patches)} plausible patch(es):\n{body}"
 
 
-def repair(task: Task, ctx: MethodContext) -> list[Attempt]:
+def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """Up to ``ctx.budget`` turns of the conversation; one attempt per turn."""
     tests = sample_tests(task)
     buggy = check(ctx.ruby, ExtractedProgram(task.buggy_code, "ok"), tests, task)

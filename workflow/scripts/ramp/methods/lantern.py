@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 from ramp.llm.base import ChatMessage, Completion
 from ramp.methods.base import MethodContext, attempt, sample_tests
-from ramp.methods.ramp import Attempt, Call, Check, check
+from ramp.methods.records import Attempt, Call, Check, check
 from ramp.parsing import ExtractedProgram, extract_program
-from ramp.tasks import Task, TestCase
+from ramp.tasks import Problem, TestCase
 
 TRANSLATOR = "translator"
 REPAIRER = "repairer"
@@ -98,7 +98,7 @@ def _ruby_failure(program: ExtractedProgram, result: Check) -> str:
     return shown + result.traces
 
 
-def translate(task: Task, ctx: MethodContext, lang: Language) -> tuple[Call, Turn]:
+def translate(task: Problem, ctx: MethodContext, lang: Language) -> tuple[Call, Turn]:
     """Step 1: the buggy program in the target language, or why there is none."""
     prompt, answer = _ask(ctx, "translate", {"code": task.buggy_code, **lang.prompt_vars()},
                           ctx.seed + 1)
@@ -112,7 +112,7 @@ def translate(task: Task, ctx: MethodContext, lang: Language) -> tuple[Call, Tur
 
 
 def repair_in_target(
-    task: Task, ctx: MethodContext, lang: Language, turn: Turn, seed: int
+    task: Problem, ctx: MethodContext, lang: Language, turn: Turn, seed: int
 ) -> tuple[Call, ExtractedProgram, Check]:
     """Step 2: the repairer's program and its run on the sample tests (none if unusable)."""
     prompt, answer = _ask(ctx, "repair", {"task": task, "variant": ctx.variant,
@@ -125,7 +125,7 @@ def repair_in_target(
     return Call.of(REPAIRER, prompt, answer), program, result
 
 
-def repair(task: Task, ctx: MethodContext) -> list[Attempt]:
+def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """One attempt per iteration, up to ``ctx.budget``; stops at the first accepted Ruby."""
     lang = Language(ctx.variant.target_language)
     tests = sample_tests(task)

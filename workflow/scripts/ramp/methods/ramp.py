@@ -1,4 +1,4 @@
-"""RAMP (paper section 3.1) as three batch steps over many tasks at once.
+"""RAMP (paper section 3.1) as three batch steps over many tasks at once, and as one method.
 
 1. :func:`initial_reflections`  Feedback Integrator, e0 = R_f(C, d)
 2. :func:`design_tests`          Test Designer, T_g = G(C, S)
@@ -6,99 +6,68 @@
                                  T_g; Feedback Integrator e_{t+1} = R_f(C, d, tau_t) for failures.
 
 Each step takes every still-open task of a stage in one batch of prompts (a GPU generates a batch
-far faster than one by one) and returns plain records that the stage writes to Parquet. Hidden
-tests never appear here. :func:`repair` chains the steps for one task, as the paper's loop.
+far faster than one by one) and returns plain records that the stage writes to Parquet; the
+workflow runs them as its agent stages. :func:`repair` chains the steps for one task, as the
+paper's loop, behind the contract every method has (ramp.methods.base.TaskMethod).
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, replace
 
 from ramp.agents import feedback_integrator, programmer, test_designer
-from ramp.agents.traces import format_traces
 from ramp.execution.executor import Executor
-from ramp.llm.base import LLM, ChatMessage, Completion
+from ramp.llm.base import LLM, ChatMessage
+from ramp.methods.base import MethodContext
+from ramp.methods.records import (
+    Attempt,
+    Call,
+    Check,
+    OpenTask,
+    Reflection,
+    TestDesign,
+    check,
+)
 from ramp.parsing import ExtractedProgram
 from ramp.prompting import PromptLibrary
-from ramp.tasks import RunReport, Task, TestCase
+from ramp.tasks import Problem, TestCase
 from ramp.variants import Variant
 
 
-def prompt_json(messages: Sequence[ChatMessage]) -> str:
-    return json.dumps([asdict(m) for m in messages], ensure_ascii=False)
-
-
-@dataclass(frozen=True)
-class Call:
-    """One agent call as it goes to Parquet: role, prompt, raw answer, usage."""
-
-    role: str
-    prompt: str
-    response: str
-    prompt_tokens: int
-    completion_tokens: int
-    seconds: float
-
-    @classmethod
-    def of(cls, role: str, messages: Sequence[ChatMessage], c: Completion) -> Call:
-        return cls(role, prompt_json(messages), c.text, c.prompt_tokens, c.completion_tokens,
-                   c.seconds)
-
-
-@dataclass(frozen=True)
-class Reflection:
-    task_id: str
-    text: str
-    call: Call | None
-
-
 def initial_reflections(
-    tasks: Sequence[Task], *, llm: LLM, lib: PromptLibrary, variant: Variant, seed: int
+    problems: Sequence[Problem], *, llm: LLM | None, lib: PromptLibrary, variant: Variant,
+    seed: int,
 ) -> list[Reflection]:
     """e0 for every task; an empty reflection when the variant has no first reflection."""
     if not variant.initial_reflection:
-        return [Reflection(t.task_id, "", None) for t in tasks]
-    prompts = [feedback_integrator.initial_prompt(lib, t, variant) for t in tasks]
-    answers = llm.complete(prompts, variant.other_params(seed))
+        return [Reflection(p.task_id, "", None) for p in problems]
+    assert llm is not None
+    prompts = [feedback_integrator.initial_prompt(lib, p, variant) for p in problems]
+    answers = llm.complete(prompts, variant.analysis_params(seed))
     return [
-        Reflection(t.task_id, feedback_integrator.parse(a.text),
-                   Call.of(feedback_integrator.ROLE_INITIAL, p, a))
-        for t, p, a in zip(tasks, prompts, answers, strict=True)
+        Reflection(p.task_id, feedback_integrator.parse(a.text),
+                   Call.of(feedback_integrator.ROLE_INITIAL, m, a))
+        for p, m, a in zip(problems, prompts, answers, strict=True)
     ]
 
 
-@dataclass(frozen=True)
-class TestDesign:
-    """The guiding tests of one task. ``source`` is ``generated``, ``samples`` (fallback when
-    no generated test survived parsing) or ``none`` (the variant has no test generation)."""
-
-    __test__ = False
-
-    task_id: str
-    tests: tuple[TestCase, ...]
-    dropped: tuple[str, ...]
-    source: str
-    call: Call | None
-
-
 def design_tests(
-    tasks: Sequence[Task],
+    problems: Sequence[Problem],
     *,
-    llm: LLM,
+    llm: LLM | None,
     lib: PromptLibrary,
     variant: Variant,
     executor: Executor,
     seed: int,
 ) -> list[TestDesign]:
     if not variant.test_generation:
-        return [TestDesign(t.task_id, (), (), "none", None) for t in tasks]
-    prompts = [test_designer.prompt(lib, t, variant) for t in tasks]
-    answers = llm.complete(prompts, variant.other_params(seed))
+        return [TestDesign(p.task_id, (), (), "none", None) for p in problems]
+    assert llm is not None
+    prompts = [test_designer.prompt(lib, p, variant) for p in problems]
+    answers = llm.complete(prompts, variant.analysis_params(seed))
     out = []
-    for t, p, a in zip(tasks, prompts, answers, strict=True):
+    for p, m, a in zip(problems, prompts, answers, strict=True):
         parsed = test_designer.parse(a.text)
         tests: list[TestCase] = []
         dropped = list(parsed.dropped)
@@ -106,81 +75,27 @@ def design_tests(
             if not g.generator:
                 tests.append(g.to_case())
                 continue
-            generated, error = executor.output_of(g.generator, "", t.limits)
+            generated, error = executor.output_of(g.generator, "", p.limits)
             if error:
                 dropped.append(f"test {i}: its input generator failed: {error}")
             else:
                 tests.append(g.to_case(generated))
         source = "generated"
         if not tests:
-            tests, source = list(t.samples), "samples"
-        out.append(TestDesign(t.task_id, tuple(tests), tuple(dropped), source,
-                              Call.of(test_designer.ROLE, p, a)))
+            tests, source = list(p.samples), "samples"
+        out.append(TestDesign(p.task_id, tuple(tests), tuple(dropped), source,
+                              Call.of(test_designer.ROLE, m, a)))
     return out
 
 
 @dataclass(frozen=True)
-class Check:
-    """A candidate run on some tests: the report, its failing traces, and the time it took."""
+class _Candidate:
+    """Step 3's result for one open task, before its reflection (Step 4)."""
 
-    report: RunReport | None
-    traces: str
-    seconds: float
-
-    @property
-    def passed(self) -> bool:
-        return self.report is not None and self.report.passed
-
-
-def check(
-    executor: Executor,
-    program: ExtractedProgram,
-    tests: Sequence[TestCase],
-    task: Task,
-    *,
-    unusable: str = "The answer contained no usable program",
-) -> Check:
-    """Run a parsed candidate on ``tests`` (none: nothing runs and nothing passes); an unusable
-    answer fails with ``unusable`` and the parser's reason as its one-line trace."""
-    if not program.ok:
-        return Check(None, f"{unusable} ({program.detail}).", 0.0)
-    if not tests:
-        return Check(None, "", 0.0)
-    start = time.perf_counter()
-    report = executor.run(program.code, tests, task.limits)
-    seconds = time.perf_counter() - start
-    return Check(report, "" if report.passed else format_traces(tests, report), seconds)
-
-
-@dataclass(frozen=True)
-class OpenTask:
-    """A task entering iteration t: its guiding tests and the reflection e_t."""
-
-    task: Task
-    tests: tuple[TestCase, ...]
-    reflection: str
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """What iteration t did for one task."""
-
-    task_id: str
-    iteration: int
-    reflection_in: str
-    code: str
-    parse_status: str
-    parse_detail: str
-    report: RunReport | None
-    traces: str
-    passed_generated: bool
-    next_reflection: str
-    exec_seconds: float
-    calls: tuple[Call, ...] = field(default_factory=tuple)
-
-    @property
-    def verdicts(self) -> tuple[str, ...]:
-        return tuple(r.verdict.value for r in self.report.results) if self.report else ()
+    task: OpenTask
+    program: ExtractedProgram
+    result: Check
+    call: Call
 
 
 def iterate(
@@ -195,47 +110,47 @@ def iterate(
     seed: int,
 ) -> list[Attempt]:
     """One RAMP iteration for every open task (Steps 3 and 4)."""
-    prompts = [programmer.prompt(lib, o.task, variant, o.reflection) for o in open_tasks]
+    prompts = [programmer.prompt(lib, o.problem, variant, o.reflection) for o in open_tasks]
     answers = llm.complete(prompts, variant.code_params(seed + iteration))
-    partial = []
-    for o, p, a in zip(open_tasks, prompts, answers, strict=True):
-        prog = programmer.parse(a.text)
-        ran = check(executor, prog, o.tests, o.task,
-                    unusable="The previous answer contained no usable Ruby program")
-        partial.append((o, prog, ran.report, ran.traces, ran.seconds, ran.passed,
-                        Call.of(programmer.ROLE, p, a)))
+    candidates = []
+    for o, m, a in zip(open_tasks, prompts, answers, strict=True):
+        program = programmer.parse(a.text)
+        result = check(executor, program, o.tests, o.problem,
+                       unusable="The previous answer contained no usable Ruby program")
+        candidates.append(_Candidate(o, program, result, Call.of(programmer.ROLE, m, a)))
 
     # Step 4: reflect on every failure, unless the budget is spent (nothing would read it).
-    failing = [i for i, x in enumerate(partial) if not x[5] and iteration < budget]
-    next_reflections = {i: partial[i][3] for i in failing}  # w/o self-reflection: raw traces
+    failing = [i for i, c in enumerate(candidates) if not c.result.passed and iteration < budget]
+    next_reflections = {i: candidates[i].result.traces for i in failing}  # w/o self-reflection
     feedback_calls: dict[int, Call] = {}
     if variant.feedback_reflection and failing:
-        fprompts = [
+        fprompts: list[tuple[ChatMessage, ...]] = [
             feedback_integrator.feedback_prompt(
-                lib, partial[i][0].task, variant, candidate=partial[i][1].code,
-                traces=partial[i][3], previous="",
+                lib, candidates[i].task.problem, variant, candidate=candidates[i].program.code,
+                traces=candidates[i].result.traces, previous="",
             )
             for i in failing
         ]
-        fanswers = llm.complete(fprompts, variant.other_params(seed + iteration))
-        for i, p, a in zip(failing, fprompts, fanswers, strict=True):
+        fanswers = llm.complete(fprompts, variant.analysis_params(seed + iteration))
+        for i, m, a in zip(failing, fprompts, fanswers, strict=True):
             next_reflections[i] = feedback_integrator.parse(a.text)
-            feedback_calls[i] = Call.of(feedback_integrator.ROLE_FEEDBACK, p, a)
+            feedback_calls[i] = Call.of(feedback_integrator.ROLE_FEEDBACK, m, a)
 
-    attempts = []
-    for i, (o, prog, report, traces, seconds, passed, call) in enumerate(partial):
-        calls = (call, feedback_calls[i]) if i in feedback_calls else (call,)
-        attempts.append(
-            Attempt(o.task.task_id, iteration, o.reflection, prog.code, prog.status,
-                    prog.detail, report, traces, passed, next_reflections.get(i, ""),
-                    seconds, calls)
+    return [
+        Attempt(
+            c.task.problem.task_id, iteration, c.task.reflection, c.program.code,
+            c.program.status, c.program.detail, c.result.report, c.result.traces,
+            c.result.passed, next_reflections.get(i, ""), c.result.seconds,
+            (c.call, feedback_calls[i]) if i in feedback_calls else (c.call,),
         )
-    return attempts
+        for i, c in enumerate(candidates)
+    ]
 
 
 @dataclass(frozen=True)
 class RepairResult:
-    task_id: str
+    """One task's whole loop: e0, the guiding tests T_g and every iteration's attempt."""
+
     reflection: Reflection
     tests: TestDesign
     attempts: tuple[Attempt, ...]
@@ -245,28 +160,29 @@ class RepairResult:
         return self.attempts[-1]
 
 
-def repair(
-    task: Task,
-    *,
-    budget: int,
-    llm: LLM,
-    lib: PromptLibrary,
-    variant: Variant,
-    executor: Executor,
-    seed: int = 0,
-) -> RepairResult:
+def run_loop(problem: Problem, ctx: MethodContext) -> RepairResult:
     """The paper's loop for one task: stop when a candidate passes T_g or t = K."""
-    reflection = initial_reflections([task], llm=llm, lib=lib, variant=variant, seed=seed)[0]
-    design = design_tests([task], llm=llm, lib=lib, variant=variant, executor=executor,
-                          seed=seed)[0]
-    state = OpenTask(task, design.tests, reflection.text)
+    executor = ctx.ruby
+    reflection = initial_reflections([problem], llm=ctx.llm, lib=ctx.lib, variant=ctx.variant,
+                                     seed=ctx.seed)[0]
+    design = design_tests([problem], llm=ctx.llm, lib=ctx.lib, variant=ctx.variant,
+                          executor=executor, seed=ctx.seed)[0]
+    state = OpenTask(problem, design.tests, reflection.text)
     attempts: list[Attempt] = []
-    for t in range(1, budget + 1):
-        (attempt,) = iterate([state], t, budget=budget, llm=llm, lib=lib, variant=variant,
-                             executor=executor, seed=seed)
+    for t in range(1, ctx.budget + 1):
+        (attempt,) = iterate([state], t, budget=ctx.budget, llm=ctx.llm, lib=ctx.lib,
+                             variant=ctx.variant, executor=executor, seed=ctx.seed)
         attempts.append(attempt)
         if attempt.passed_generated:
             break
-        state = OpenTask(task, design.tests, attempt.next_reflection)
-    return RepairResult(task.task_id, reflection, design, tuple(attempts))
+        state = OpenTask(problem, design.tests, attempt.next_reflection)
+    return RepairResult(reflection, design, tuple(attempts))
 
+
+def repair(problem: Problem, ctx: MethodContext) -> list[Attempt]:
+    """RAMP behind the contract every method has: :func:`run_loop`'s attempts, e0's and T_g's
+    calls recorded with the first one (whose ``reflection_in`` is e0)."""
+    result = run_loop(problem, ctx)
+    first, *rest = result.attempts
+    calls = tuple(c for c in (result.reflection.call, result.tests.call) if c is not None)
+    return [replace(first, calls=first.calls + calls), *rest]

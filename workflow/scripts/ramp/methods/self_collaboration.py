@@ -25,9 +25,9 @@ import re
 from dataclasses import dataclass
 
 from ramp.methods.base import MethodContext, attempt, sample_tests
-from ramp.methods.ramp import Attempt, Call, check
+from ramp.methods.records import Attempt, Call, check
 from ramp.parsing import clean_reflection, extract_program
-from ramp.tasks import Task
+from ramp.tasks import Problem
 
 ROLE_ANALYST = "analyst"
 ROLE_CODER = "programmer"
@@ -72,13 +72,13 @@ def parse_review(answer: str) -> Review:
     return Review(decisions[-1], True, text)
 
 
-def repair(task: Task, ctx: MethodContext) -> list[Attempt]:
+def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """Analyst once, then coder and tester per iteration, until the tester approves or t = K."""
     tests = sample_tests(task)
     variant = ctx.variant
     base = {"task": task, "variant": variant}
     analyst_prompt = ctx.lib.render("baselines/self_collaboration/analyst", base)
-    (analyst_answer,) = ctx.llm.complete([analyst_prompt], variant.other_params(ctx.seed + 1))
+    (analyst_answer,) = ctx.llm.complete([analyst_prompt], variant.analysis_params(ctx.seed + 1))
     analysis = clean_reflection(analyst_answer.text, max_chars=MAX_TEXT_CHARS)
     pending: list[Call] = [Call.of(ROLE_ANALYST, analyst_prompt, analyst_answer)]
     latest, review = "", ""  # the coder's latest usable program and the review going to it
@@ -98,7 +98,7 @@ def repair(task: Task, ctx: MethodContext) -> list[Attempt]:
             tester_prompt = ctx.lib.render("baselines/self_collaboration/tester",
                                            {**base, "program": program.code})
             (tester_answer,) = ctx.llm.complete([tester_prompt],
-                                                variant.other_params(ctx.seed + t))
+                                                variant.analysis_params(ctx.seed + t))
             calls.append(Call.of(ROLE_TESTER, tester_prompt, tester_answer))
             verdict = parse_review(tester_answer.text)
             accepted, review = verdict.approved, verdict.feedback

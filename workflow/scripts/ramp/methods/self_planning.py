@@ -10,15 +10,15 @@ problem's sample tests (set ``max_iterations: 1`` in the variant for the one-sho
 from __future__ import annotations
 
 from ramp.methods.base import MethodContext, attempt, sample_tests
-from ramp.methods.ramp import Attempt, Call, check
+from ramp.methods.records import Attempt, Call, check
 from ramp.parsing import clean_reflection, extract_program
-from ramp.tasks import Task
+from ramp.tasks import Problem
 
 PLANNER = "planner"
 PROGRAMMER = "programmer"
 
 
-def repair(task: Task, ctx: MethodContext) -> list[Attempt]:
+def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     tests = sample_tests(task)
     attempts: list[Attempt] = []
     feedback, previous_code = "", ""
@@ -29,7 +29,7 @@ def repair(task: Task, ctx: MethodContext) -> list[Attempt]:
             {"task": task, "variant": ctx.variant, "feedback": feedback,
              "previous_code": previous_code},
         )
-        (plan_answer,) = ctx.llm.complete([plan_prompt], ctx.variant.other_params(seed))
+        (plan_answer,) = ctx.llm.complete([plan_prompt], ctx.variant.analysis_params(seed))
         plan = clean_reflection(plan_answer.text)
         code_prompt = ctx.lib.render(
             "baselines/self_planning/code", {"task": task, "variant": ctx.variant, "plan": plan}

@@ -1,4 +1,4 @@
-"""The agent stages' records as Parquet-ready rows, and back.
+"""The methods' records (ramp.methods.records) as Parquet-ready rows, and back.
 
 One row per task per stage; the agent calls are flattened into ``<role>_prompt``,
 ``<role>_response``, ``<role>_prompt_tokens``, ``<role>_completion_tokens`` and
@@ -12,8 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from ramp.methods.ramp import Attempt, Call, OpenTask, Reflection, TestDesign
-from ramp.tasks import Task, TestCase
+from ramp.methods.records import Attempt, Call, OpenTask, Reflection, TestDesign
+from ramp.tasks import Problem, TestCase
 
 CALL_FIELDS = ("prompt", "response", "prompt_tokens", "completion_tokens", "seconds")
 
@@ -109,19 +109,19 @@ def attempts_frame(items: Iterable[Attempt]) -> pd.DataFrame:
 
 
 def first_open_tasks(
-    tasks: Sequence[Task], reflections: pd.DataFrame, tests: pd.DataFrame
+    problems: Sequence[Problem], reflections: pd.DataFrame, tests: pd.DataFrame
 ) -> list[OpenTask]:
     """The state entering iteration 1: every task, with e0 and its guiding tests."""
     e0: Mapping[str, str] = dict(zip(reflections.task_id, reflections.reflection, strict=True))
     guiding = tests_from_frame(tests)
-    return [OpenTask(t, guiding[t.task_id], e0[t.task_id]) for t in tasks]
+    return [OpenTask(p, guiding[p.task_id], e0[p.task_id]) for p in problems]
 
 
 def next_open_tasks(
-    tasks: Sequence[Task], previous: pd.DataFrame, tests: pd.DataFrame
+    problems: Sequence[Problem], previous: pd.DataFrame, tests: pd.DataFrame
 ) -> list[OpenTask]:
     """The state entering iteration t+1: the tasks iteration t left open, with e_{t+1}."""
-    by_id = {t.task_id: t for t in tasks}
+    by_id = {p.task_id: p for p in problems}
     guiding = tests_from_frame(tests)
     still_open = previous[~previous.passed_generated.astype(bool)]
     return [

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from ramp.dataset import LoadResult, RowError, load_tasks
 from ramp.io import atomic_path
-from ramp.tasks import Task, TestCase
+from ramp.tasks import Problem, Task, TestCase
 
 TEST_CASE_TYPE = pa.struct(
     [
@@ -67,24 +67,25 @@ def _test_row(t: TestCase) -> dict[str, Any]:
 
 
 def task_to_row(task: Task) -> dict[str, Any]:
+    p = task.problem
     return {
-        "task_id": task.task_id,
-        "problem_id": task.problem_id,
-        "lang": task.lang,
-        "difficulty": task.difficulty,
-        "tags": list(task.tags),
-        "time_limit_s": task.time_limit_s,
-        "memory_mb": task.memory_mb,
+        "task_id": p.task_id,
+        "problem_id": p.problem_id,
+        "lang": p.lang,
+        "difficulty": p.difficulty,
+        "tags": list(p.tags),
+        "time_limit_s": p.time_limit_s,
+        "memory_mb": p.memory_mb,
         "recorded_outcome": task.recorded_outcome,
-        "description": task.description,
-        "input_spec": task.input_spec,
-        "output_spec": task.output_spec,
-        "notes": task.notes,
-        "buggy_code": task.buggy_code,
-        "n_samples": len(task.samples),
+        "description": p.description,
+        "input_spec": p.input_spec,
+        "output_spec": p.output_spec,
+        "notes": p.notes,
+        "buggy_code": p.buggy_code,
+        "n_samples": len(p.samples),
         "n_hidden": len(task.hidden_tests),
         "n_truncated": task.n_truncated,
-        "samples": [_test_row(t) for t in task.samples],
+        "samples": [_test_row(t) for t in p.samples],
         "hidden_tests": [_test_row(t) for t in task.hidden_tests],
     }
 
@@ -103,10 +104,10 @@ def _missing(value: Any) -> bool:
     return value is None or value != value or str(value) == "<NA>"
 
 
-def row_to_task(row: Mapping[str, Any]) -> Task:
-    """Inverse of task_to_row; accepts pyarrow's dicts and pandas' rows alike."""
+def row_to_problem(row: Mapping[str, Any]) -> Problem:
+    """The problem of a task row (accepts pyarrow's dicts and pandas' rows alike)."""
     difficulty = row["difficulty"]
-    return Task(
+    return Problem(
         task_id=row["task_id"],
         problem_id=row["problem_id"],
         lang=row["lang"],
@@ -114,14 +115,21 @@ def row_to_task(row: Mapping[str, Any]) -> Task:
         tags=tuple(row["tags"]),
         time_limit_s=float(row["time_limit_s"]),
         memory_mb=int(row["memory_mb"]),
-        recorded_outcome=row["recorded_outcome"],
         description=row["description"],
         input_spec=row["input_spec"],
         output_spec=row["output_spec"],
         notes=row["notes"],
         buggy_code=row["buggy_code"],
         samples=tuple(_test_case(t) for t in row["samples"]),
+    )
+
+
+def row_to_task(row: Mapping[str, Any]) -> Task:
+    """Inverse of task_to_row."""
+    return Task(
+        problem=row_to_problem(row),
         hidden_tests=tuple(_test_case(t) for t in row["hidden_tests"]),
+        recorded_outcome=row["recorded_outcome"],
     )
 
 
@@ -169,12 +177,26 @@ def built_from(table: str | os.PathLike[str], source: str | os.PathLike[str]) ->
         return False
 
 
-def read_tasks(path: str | os.PathLike[str]) -> list[Task]:
-    table = pq.read_table(path)
-    missing = set(TASK_SCHEMA.names) - set(table.column_names)
+def _read_table(path: str | os.PathLike[str], columns: Sequence[str]) -> pa.Table:
+    names = pq.read_schema(path).names
+    missing = set(TASK_SCHEMA.names) - set(names)
     if missing:
         raise ValueError(f"{path}: not a task table (missing columns {sorted(missing)})")
-    return [row_to_task(r) for r in table.to_pylist()]
+    return pq.read_table(path, columns=list(columns))
+
+
+def read_tasks(path: str | os.PathLike[str]) -> list[Task]:
+    """Every task with its hidden tests: for the scoring stages only."""
+    return [row_to_task(r) for r in _read_table(path, TASK_SCHEMA.names).to_pylist()]
+
+
+# The columns a repair method may see: the hidden tests are never even read for it.
+PROBLEM_COLUMNS = tuple(f.name for f in dataclasses.fields(Problem))
+
+
+def read_problems(path: str | os.PathLike[str]) -> list[Problem]:
+    """Every task's problem, without hidden tests (not read from the file): for the methods."""
+    return [row_to_problem(r) for r in _read_table(path, PROBLEM_COLUMNS).to_pylist()]
 
 
 def write_errors(errors: Sequence[RowError], path: str | os.PathLike[str]) -> None:

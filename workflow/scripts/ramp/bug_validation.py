@@ -50,7 +50,7 @@ def run_buggy_programs(
     """Run each buggy program on every hidden test (no early stop: we want every verdict)."""
     for done, task in enumerate(tasks, start=1):
         start = time.monotonic()
-        report = executor.run(task.buggy_code, task.hidden_tests, task.limits)
+        report = executor.run(task.problem.buggy_code, task.hidden_tests, task.limits)
         if progress is not None:
             progress(done, len(tasks), task, report, time.monotonic() - start)
         yield task, report

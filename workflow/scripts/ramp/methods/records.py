@@ -1,0 +1,124 @@
+"""The records every repair method shares: its calls, checks, reflections, test designs and
+attempts, and the open tasks RAMP's stages hand from one iteration to the next.
+
+RAMP and every baseline write these; ramp.methods.frames turns them into Parquet rows.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from ramp.agents.traces import format_traces
+from ramp.execution.executor import Executor
+from ramp.llm.base import ChatMessage, Completion
+from ramp.parsing import ExtractedProgram
+from ramp.tasks import Problem, RunReport, TestCase
+
+
+def prompt_json(messages: Sequence[ChatMessage]) -> str:
+    return json.dumps([asdict(m) for m in messages], ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One agent call as it goes to Parquet: role, prompt, raw answer, usage."""
+
+    role: str
+    prompt: str
+    response: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+
+    @classmethod
+    def of(cls, role: str, messages: Sequence[ChatMessage], c: Completion) -> Call:
+        return cls(role, prompt_json(messages), c.text, c.prompt_tokens, c.completion_tokens,
+                   c.seconds)
+
+
+@dataclass(frozen=True)
+class Reflection:
+    task_id: str
+    text: str
+    call: Call | None
+
+
+@dataclass(frozen=True)
+class TestDesign:
+    """The guiding tests of one task. ``source`` is ``generated``, ``samples`` (fallback when
+    no generated test survived parsing) or ``none`` (the variant has no test generation)."""
+
+    __test__ = False
+
+    task_id: str
+    tests: tuple[TestCase, ...]
+    dropped: tuple[str, ...]
+    source: str
+    call: Call | None
+
+
+@dataclass(frozen=True)
+class Check:
+    """A candidate run on some tests: the report, its failing traces, and the time it took."""
+
+    report: RunReport | None
+    traces: str
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return self.report is not None and self.report.passed
+
+
+def check(
+    executor: Executor,
+    program: ExtractedProgram,
+    tests: Sequence[TestCase],
+    problem: Problem,
+    *,
+    unusable: str = "The answer contained no usable program",
+) -> Check:
+    """Run a parsed candidate on ``tests`` (none: nothing runs and nothing passes); an unusable
+    answer fails with ``unusable`` and the parser's reason as its one-line trace."""
+    if not program.ok:
+        return Check(None, f"{unusable} ({program.detail}).", 0.0)
+    if not tests:
+        return Check(None, "", 0.0)
+    start = time.perf_counter()
+    report = executor.run(program.code, tests, problem.limits)
+    seconds = time.perf_counter() - start
+    return Check(report, "" if report.passed else format_traces(tests, report), seconds)
+
+
+@dataclass(frozen=True)
+class OpenTask:
+    """A task entering iteration t: its problem, guiding tests and the reflection e_t."""
+
+    problem: Problem
+    tests: tuple[TestCase, ...]
+    reflection: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What iteration t did for one task."""
+
+    task_id: str
+    iteration: int
+    reflection_in: str
+    code: str
+    parse_status: str
+    parse_detail: str
+    report: RunReport | None
+    traces: str
+    passed_generated: bool
+    next_reflection: str
+    exec_seconds: float
+    calls: tuple[Call, ...] = field(default_factory=tuple)
+
+    @property
+    def verdicts(self) -> tuple[str, ...]:
+        return tuple(r.verdict.value for r in self.report.results) if self.report else ()

@@ -1,0 +1,152 @@
+"""The agent stages as functions of paths and config: read Parquet, run a method's step, write
+the run's Parquet stamped with its identity (ramp.runs.RunId).
+
+The rule scripts are one call each into here (as the scoring stages are into
+ramp.analysis.stages), so a test can run a stage without Snakemake. The stages read the task
+table's problems only: the hidden tests are not even read (ramp.task_table.read_problems).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from ramp import study_config
+from ramp.execution.executor import SandboxExecutor
+from ramp.methods import method
+from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
+from ramp.methods.frames import (
+    ATTEMPT_COLUMNS,
+    attempts_frame,
+    first_open_tasks,
+    next_open_tasks,
+    reflections_frame,
+    tests_frame,
+)
+from ramp.methods.ramp import design_tests as designed_tests
+from ramp.methods.ramp import initial_reflections, iterate
+from ramp.methods.records import Reflection, TestDesign
+from ramp.prompting import PromptLibrary
+from ramp.resources import peak_rss_mb
+from ramp.runs import RunId
+from ramp.task_table import read_problems
+
+PathLike = str | os.PathLike[str]
+Config = Mapping[str, Any]
+log = logging.getLogger(__name__)
+
+
+def _write(run: RunId, frame: pd.DataFrame, path: PathLike) -> pd.DataFrame:
+    """Write a model stage's table with the process's peak memory and the run's identity."""
+    frame = frame.assign(peak_rss_mb=peak_rss_mb())
+    run.write(frame, path)
+    return frame
+
+
+def reflect(config: Config, run: RunId, tasks: PathLike, out: PathLike) -> pd.DataFrame:
+    """Rule reflect: the Feedback Integrator's initial reflection e0 of every task."""
+    problems = read_problems(tasks)
+    variant = study_config.variant(config, run.variant)
+    llm = study_config.build_llm(config, run.model) if variant.initial_reflection else None
+    log.info("initial reflections for %d tasks (%s, %s)", len(problems), run.model, run.variant)
+    items = initial_reflections(problems, llm=llm, lib=PromptLibrary.default(), variant=variant,
+                                seed=study_config.seed(config))
+    return _write(run, reflections_frame(items), out)
+
+
+def design_tests(
+    config: Config, run: RunId, tasks: PathLike, out: PathLike, *, workers: int
+) -> pd.DataFrame:
+    """Rule design_tests: the Test Designer's guiding tests of every task (a large test's input
+    generator runs in the sandbox, on ``workers`` processes: the job's threads)."""
+    problems = read_problems(tasks)
+    variant = study_config.variant(config, run.variant)
+    llm = study_config.build_llm(config, run.model) if variant.test_generation else None
+    log.info("guiding tests for %d tasks (%s, %s)", len(problems), run.model, run.variant)
+    with SandboxExecutor(workers=workers) as executor:
+        items = designed_tests(problems, llm=llm, lib=PromptLibrary.default(), variant=variant,
+                               executor=executor, seed=study_config.seed(config))
+    frame = _write(run, tests_frame(items), out)
+    log.info("%d tests, sources %s", frame.n_tests.sum(), frame.source.value_counts().to_dict())
+    return frame
+
+
+def repair_iteration(
+    config: Config,
+    run: RunId,
+    t: int,
+    inputs: Mapping[str, PathLike],
+    out: PathLike,
+    *,
+    workers: int,
+) -> pd.DataFrame:
+    """Rule repair_iteration: iteration t on the tasks iteration t-1 left open.
+
+    ``inputs``: tasks, tests, and previous (e0's reflections for t = 1, else iteration t-1)."""
+    problems = read_problems(inputs["tasks"])
+    tests = pd.read_parquet(inputs["tests"])
+    previous = pd.read_parquet(inputs["previous"])
+    open_tasks = (first_open_tasks(problems, previous, tests) if t == 1
+                  else next_open_tasks(problems, previous, tests))
+    log.info("iteration %d: %d open tasks (%s, %s)", t, len(open_tasks), run.model, run.variant)
+    attempts = []
+    if open_tasks:
+        with SandboxExecutor(workers=workers) as executor:
+            attempts = iterate(
+                open_tasks, t, budget=study_config.budget(config, run.variant),
+                llm=study_config.build_llm(config, run.model), lib=PromptLibrary.default(),
+                variant=study_config.variant(config, run.variant), executor=executor,
+                seed=study_config.seed(config),
+            )
+    frame = _write(run, attempts_frame(attempts), out)
+    log.info("iteration %d: %d of %d passed their guiding tests", t,
+             int(frame.passed_generated.sum()), len(frame))
+    return frame
+
+
+def run_method(
+    config: Config, run: RunId, tasks: PathLike, outputs: Mapping[str, PathLike], *, workers: int
+) -> pd.DataFrame:
+    """Rule run_method: a method's whole loop on every task, one row per iteration.
+
+    ``outputs``: attempts, reflections, tests. A method run this way has no initial reflection
+    and no generated tests of the workflow's; its reflections and tests tables say so (empty
+    reflection, test source ``none``) so that scoring and the oracle read every run alike. An
+    interrupted job resumes through the model cache: finished calls are replayed."""
+    problems = read_problems(tasks)
+    variant = study_config.variant(config, run.variant)
+    budget = study_config.budget(config, run.variant)
+    log.info("%s (method %s) on %d tasks, budget %d (%s)", variant.name, variant.method,
+             len(problems), budget, run.model)
+    executors = sandbox_executors(workers=workers)
+    try:
+        ctx = MethodContext(llm=study_config.build_llm(config, run.model),
+                            lib=PromptLibrary.default(), variant=variant, executors=executors,
+                            budget=budget, seed=study_config.seed(config))
+        # Tasks at once: as many as the backend batches (1 on a CPU), so a GPU gets full batches.
+        concurrency = study_config.batch_size(config, run.model)
+        log.info("%d task(s) at a time", concurrency)
+        attempts = solve_tasks(method(variant.method), problems, ctx, concurrency=concurrency)
+    finally:
+        executors.close()
+    run.write(reflections_frame([Reflection(p.task_id, "", None) for p in problems]),
+              outputs["reflections"])
+    run.write(tests_frame([TestDesign(p.task_id, (), (), "none", None) for p in problems]),
+              outputs["tests"])
+    frame = _write(run, attempts_frame(attempts), outputs["attempts"])
+    log.info("%d attempts; %d of %d tasks accepted a candidate", len(frame),
+             frame.groupby("task_id").passed_generated.any().sum(), len(problems))
+    return frame
+
+
+def collect_attempts(run: RunId, parts: Sequence[PathLike], out: PathLike) -> pd.DataFrame:
+    """Rule collect_attempts: iterations 1..K (or a method's one table) -> every attempt."""
+    frames = [f for f in (pd.read_parquet(p) for p in parts) if len(f)]
+    attempts = (pd.concat(frames, ignore_index=True) if frames
+                else run.stamp(pd.DataFrame(columns=ATTEMPT_COLUMNS)))
+    run.write(attempts, out)
+    return attempts
