@@ -5,6 +5,27 @@ wildcard_constraints:
     subset=r"all|paper10|[1-9][0-9]*",
 
 
+# Without the data set, the first job builds it from xCodeEval on the Hugging Face hub (README:
+# Getting the data). The rule exists only then, so that no run (--forceall included) ever
+# deletes or rebuilds a data set one has.
+if not os.path.exists(config["data"]["jsonl"]):
+
+    rule fetch_data:
+        output:
+            jsonl=config["data"]["jsonl"],
+        log:
+            "logs/data/fetch_data.log",
+        message:
+            "Building {output.jsonl} from xCodeEval's apr validation split on the Hugging Face hub"
+        params:
+            fetch=lookup(dpath="data/fetch", within=config, default={}),
+            manifests=f"{workflow.basedir}/data/manifests",
+        conda:
+            "../../envs/executor.yaml"
+        script:
+            "../scripts/fetch_data.py"
+
+
 rule load_tasks:
     input:
         jsonl=dataset_input(config["data"]["jsonl"]),
