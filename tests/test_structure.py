@@ -16,7 +16,12 @@ import yaml
 
 from ramp import methods, task_table
 from ramp.tasks import Problem, Task, TestCase
-from ramp.variants import FIELDS, PROGRAMMER_STYLES, REFLECTION_STRATEGIES
+from ramp.variants import (
+    FIELDS,
+    PROGRAMMER_CONTEXTS,
+    PROGRAMMER_STYLES,
+    REFLECTION_STRATEGIES,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "workflow" / "scripts" / "ramp"
@@ -135,6 +140,7 @@ def test_the_schema_lists_the_package_s_variant_fields_and_methods():
     assert props["method"]["enum"] == list(methods.METHODS)
     assert props["programmer_style"]["enum"] == list(PROGRAMMER_STYLES)
     assert props["reflection_strategy"]["enum"] == list(REFLECTION_STRATEGIES)
+    assert props["programmer_context"]["enum"] == list(PROGRAMMER_CONTEXTS)
 
 
 def test_agent_modules_and_prompt_folders_pair_by_name():

@@ -168,3 +168,87 @@ def test_failing_generator_drops_its_test(task, lib, executor):
     assert "boom" in reason
 
 
+
+
+def _two_failures(task, lib, executor, variant):
+    agents = ScriptedAgents(reflection=["E0: multiplies by 3."], test_design=[TESTS_OK],
+                            programmer=[ruby(WRONG), ruby("puts 1"), ruby(RIGHT)],
+                            feedback=["E1: still times 3.", "E2: prints a constant."])
+    run(agents, task, lib, executor, variant, budget=3)
+    return agents
+
+
+def test_the_programmer_sees_every_reflection_and_its_previous_candidate(task, lib, executor):
+    agents = _two_failures(task, lib, executor, Variant())
+    second = agents.prompts["programmer"][1][-1].content
+    assert "E0: multiplies by 3." in second and "E1: still times 3." in second
+    assert second.index("E0: multiplies") < second.index("E1: still")
+    assert f"Your previous attempt:\n```ruby\n{WRONG}\n```" in second
+    assert "It failed these tests:\nTest 1 (basic): WRONG_ANSWER" in second
+    third = agents.prompts["programmer"][2][-1].content
+    assert all(e in third for e in ("E0:", "E1:", "E2:"))
+    assert third.count("Your previous attempt:\n```ruby\nputs 1\n```") == 1  # the latest only
+    # the buggy program and the reflections come before the previous candidate (fixed first)
+    assert second.index("Buggy Ruby program") < second.index("Analysis 1") < second.index(
+        "Your previous attempt")
+
+
+def test_the_feedback_integrator_sees_its_earlier_reflections(task, lib, executor):
+    agents = _two_failures(task, lib, executor, Variant())
+    first, second = (p[-1].content for p in agents.prompts["feedback"])
+    assert "Earlier analysis:\nE0: multiplies by 3." in first
+    assert "Earlier analysis 1:\nE0: multiplies" in second
+    assert "Earlier analysis 2:\nE1: still times 3." in second
+
+
+def test_the_formula_literal_context_shows_the_latest_reflection_only(task, lib, executor):
+    agents = _two_failures(task, lib, executor, Variant(programmer_context="latest"))
+    second = agents.prompts["programmer"][1][-1].content
+    assert "E1: still times 3." in second and "E0:" not in second
+    assert "previous attempt" not in second and "WRONG_ANSWER" not in second
+
+
+def test_without_self_reflection_the_traces_come_with_their_candidate(task, lib, executor):
+    agents = ScriptedAgents(reflection=["E0"], test_design=[TESTS_OK],
+                            programmer=[ruby(WRONG), ruby(RIGHT)])
+    (first, second) = run(agents, task, lib, executor, Variant(feedback_reflection=False),
+                          budget=2).attempts
+    prompt = agents.prompts["programmer"][1][-1].content
+    assert f"Your previous attempt:\n```ruby\n{WRONG}\n```\n\nIt failed these tests:" in prompt
+    assert first.next_reflection == "" and second.reflection_in == ""
+
+
+@pytest.mark.parametrize("switch", [{"include_io_spec": False}, {"include_limits": False},
+                                    {"include_samples": True}])
+def test_table4_switches_change_the_programmer_s_prompt_only(task, lib, executor, switch):
+    plain = _two_failures(task, lib, executor, Variant())
+    ablated = _two_failures(task, lib, executor, Variant(**switch))
+    for role in ("reflection", "test_design", "feedback"):
+        assert ablated.prompts[role] == plain.prompts[role], role
+    assert ablated.prompts["programmer"] != plain.prompts["programmer"]
+
+
+def test_the_workflow_stages_give_the_prompts_of_the_loop(task, lib, executor):
+    """Iterations run as stages (state through Parquet) see what the one-task loop sees."""
+    from ramp.methods.frames import (
+        attempts_frame,
+        first_open_tasks,
+        next_open_tasks,
+        reflections_frame,
+        tests_frame,
+    )
+    from ramp.methods.ramp import design_tests, initial_reflections, iterate
+
+    looped = _two_failures(task, lib, executor, Variant())
+    staged = ScriptedAgents(reflection=["E0: multiplies by 3."], test_design=[TESTS_OK],
+                            programmer=[ruby(WRONG), ruby("puts 1"), ruby(RIGHT)],
+                            feedback=["E1: still times 3.", "E2: prints a constant."])
+    kw = {"llm": staged.llm, "lib": lib, "variant": Variant(), "seed": 0}
+    ruby_ex = executor.get("ruby")
+    reflections = reflections_frame(initial_reflections([task], **kw))
+    tests = tests_frame(design_tests([task], executor=ruby_ex, **kw))
+    state = first_open_tasks([task], reflections, tests)
+    for t in (1, 2, 3):
+        frame = attempts_frame(iterate(state, t, budget=3, executor=ruby_ex, **kw))
+        state = next_open_tasks([task], frame, tests)
+    assert staged.prompts == looped.prompts

@@ -4,6 +4,7 @@
 # layout of the workflow is defined here.
 
 import re
+from pathlib import Path
 
 from ramp import study_config
 from ramp.figures.render import figure_paths
@@ -35,6 +36,24 @@ RUN = f"{RESULTS}/runs/{{model}}/{{variant}}/{{subset}}"
 RUN_LOGS = f"{LOGS}/runs/{{model}}/{{variant}}/{{subset}}"
 
 
+def _one_of(names):
+    """A wildcard regex matching exactly these names (never matching when there are none)."""
+    return "|".join(re.escape(n) for n in names) if names else "(?!)"
+
+
+# A subset is `all`, N (the first N of the stratified order) or a committed id list
+# data/subsets/NAME.txt (paper34: the authors' 34 tasks; paper10: our own stratified draw).
+SUBSET_LISTS = "data/subsets"
+SUBSET_NAMES = _one_of(
+    ["all", *sorted(p.stem for p in Path(SUBSET_LISTS).glob("*.txt"))]
+) + "|[1-9][0-9]*"
+
+
+def subset_ids(w):
+    """sample_tasks's id list: the committed file of a named subset, none for all and N."""
+    return [] if w.subset == "all" or w.subset.isdigit() else f"{SUBSET_LISTS}/{w.subset}.txt"
+
+
 def run_file(name):
     """The path pattern of a run file (ramp.runs.RUN_FILES), with the run's wildcards."""
     return f"{RUN}/{RUN_FILES[name]}"
@@ -44,11 +63,6 @@ def run_path(w, name, **values):
     """A run file of a job's wildcards (``values`` fill the file's own fields, e.g. t)."""
     folder = RUN.format(model=w.model, variant=w.variant, subset=w.subset)
     return f"{folder}/{RUN_FILES[name].format(**values)}"
-
-
-def _one_of(names):
-    """A wildcard regex matching exactly these names (never matching when there are none)."""
-    return "|".join(re.escape(n) for n in names) if names else "(?!)"
 
 
 # RAMP's agent stages build only the variants of staged methods; run_method builds the others.

@@ -2,7 +2,7 @@
 
 
 wildcard_constraints:
-    subset=r"all|paper10|[1-9][0-9]*",
+    subset=SUBSET_NAMES,
 
 
 # Without the data set, the first job builds it from xCodeEval on the Hugging Face hub (README:
@@ -47,8 +47,9 @@ rule load_tasks:
 rule sample_tasks:
     input:
         tasks=rules.load_tasks.output.tasks,
-        # Named subsets are committed id lists; `all` and N come from the seeded order.
-        ids=lambda w: "data/subsets/paper10.txt" if w.subset == "paper10" else [],
+        # Named subsets are committed id lists (data/subsets/NAME.txt); `all` and N come from the
+        # seeded order.
+        ids=subset_ids,
     output:
         tasks="results/tasks/{subset}.parquet",
     log:

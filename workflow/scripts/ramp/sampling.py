@@ -1,4 +1,5 @@
-"""Subsets of the tasks: `all`, the committed `paper10` list, or the first N of a stratified order.
+"""Subsets of the tasks: `all`, a committed id list (`paper34`, the authors' 34 tasks; `paper10`,
+our own stratified 10% draw), or the first N of a stratified order.
 
 The paper's 10% subset (34 of 343) "preserves the difficulty distribution". We build one seeded
 order of all tasks in which every prefix keeps the difficulty bands in proportion, so `paper10`
@@ -114,7 +115,8 @@ def select_subset(
             raise SubsetError(f"subset {subset}: need 1..{len(tasks)} tasks")
         return stratified_order(tasks, seed)[:n]
     if id_file is None:
-        raise SubsetError(f"subset {subset!r}: no id list given (known: all, paper10, N)")
+        raise SubsetError(f"subset {subset!r}: no id list given (known: all, N, or a list of "
+                          "data/subsets/)")
     return select_ids(tasks, read_id_list(id_file), source=Path(id_file).name)
 
 
@@ -133,7 +135,9 @@ def render_id_list(
     picked = band_counts(chosen)
     bands = ", ".join(f"{b}: {picked.get(b, 0)}/{n}" for b, n in population.items())
     header = [
-        f"# paper10: {len(ids)} of {len(tasks)} tasks of {source}, the paper's stratified 10%.",
+        f"# paper10: {len(ids)} of {len(tasks)} tasks of {source}, our own stratified 10% draw "
+        "(not the authors'",
+        "# subset: that is paper34).",
         "# Made by the first 10% of a seeded order in which every prefix keeps the difficulty",
         f"# bands {BAND_EDGES} in proportion (ramp.sampling.stratified_order, seed {seed}).",
         f"# Per band, chosen/population: {bands}.",

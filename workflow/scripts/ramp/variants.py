@@ -16,6 +16,18 @@ from ramp.methods import METHODS
 
 PROGRAMMER_STYLES = ("cot", "scot", "zero_shot", "few_shot")
 REFLECTION_STRATEGIES = ("direct", "spec")
+PROGRAMMER_CONTEXTS = ("history", "latest")
+
+
+@dataclass(frozen=True)
+class ProblemView:
+    """Which parts of the problem a prompt shows (the template prompts/_problem.j2 reads it).
+
+    Table 4's switches change the Programmer's view only; every other agent sees the default."""
+
+    include_io_spec: bool = True
+    include_limits: bool = True
+    include_samples: bool = False
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,11 @@ class Variant:
     """Reflect on failing traces; off: the raw traces go to the Programmer (w/o self-reflection)."""
     reflection_strategy: str = "direct"
     """``direct`` error reasoning or ``spec`` (specification inference)."""
+    programmer_context: str = "history"
+    """What the Programmer sees besides the problem and the buggy program: ``history`` (the
+    paper's 3.1.3 and the authors' runner: every earlier reflection in order, and the previous
+    candidate with its failing traces) or ``latest`` (the formula r_t = P(C, d, e_t) read
+    literally: the latest reflection only)."""
     programmer_style: str = "cot"
     """Programmer prompt, ``prompts/programmer/<style>.j2``: ``cot`` few-shot chain of thought,
     ``scot`` structured chain of thought (Table 4), ``zero_shot`` / ``few_shot`` (the
@@ -45,11 +62,11 @@ class Variant:
     """ChatRepair: once a patch passes the sample tests, spend the remaining turns asking for
     alternative patches, as the original does (off: stop at the first plausible patch)."""
     include_io_spec: bool = True
-    """The problem's input/output specification is in the prompt (Table 4: w/o I/O spec)."""
+    """The Programmer's prompt has the input/output specification (Table 4: w/o I/O spec)."""
     include_limits: bool = True
-    """The time and memory limits are in the prompt (Table 4: w/o limits)."""
+    """The Programmer's prompt has the time and memory limits (Table 4: w/o limits)."""
     include_samples: bool = False
-    """The statement's sample tests are in the prompt (Table 4: with samples)."""
+    """The Programmer's prompt has the statement's sample tests (Table 4: with samples)."""
     code_temperature: float = 0.8
     """Sampling temperature of the calls that write code (the Programmer's, a baseline's coder)."""
     analysis_temperature: float = 0.1
@@ -64,6 +81,11 @@ class Variant:
             raise ValueError(
                 f"variant {self.name!r}: reflection_strategy must be 'direct' or 'spec', "
                 f"not {self.reflection_strategy!r}"
+            )
+        if self.programmer_context not in PROGRAMMER_CONTEXTS:
+            raise ValueError(
+                f"variant {self.name!r}: programmer_context must be one of "
+                f"{', '.join(PROGRAMMER_CONTEXTS)}, not {self.programmer_context!r}"
             )
         if self.programmer_style not in PROGRAMMER_STYLES:
             raise ValueError(
@@ -81,6 +103,11 @@ class Variant:
     def budget(self, study_budget: int) -> int:
         """The iterations this variant runs under a study budget K."""
         return min(study_budget, self.max_iterations) if self.max_iterations else study_budget
+
+    @property
+    def programmer_view(self) -> ProblemView:
+        """The Programmer's view of the problem (Table 4's switches)."""
+        return ProblemView(self.include_io_spec, self.include_limits, self.include_samples)
 
     def code_params(self, seed: int) -> SamplingParams:
         return SamplingParams(self.code_temperature, self.top_p, self.code_max_tokens, seed)

@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ramp.llm.base import ChatMessage
 from ramp.parsing import clean_reflection
 from ramp.prompting import PromptLibrary
 from ramp.tasks import Problem
-from ramp.variants import Variant
+from ramp.variants import ProblemView, Variant
 
 ROLE_INITIAL = "reflection"
 ROLE_FEEDBACK = "feedback"
 
 
 def initial_prompt(lib: PromptLibrary, task: Problem, variant: Variant) -> tuple[ChatMessage, ...]:
-    variables = {"task": task, "variant": variant}
+    # Table 4's switches are the Programmer's: the Feedback Integrator sees the whole problem.
+    variables = {"task": task, "view": ProblemView()}
     return lib.render(f"feedback_integrator/{variant.reflection_strategy}", variables)
 
 
 def feedback_prompt(
-    lib: PromptLibrary, task: Problem, variant: Variant, *, candidate: str, traces: str,
-    previous: str,
+    lib: PromptLibrary, task: Problem, *, candidate: str, traces: str, earlier: Sequence[str],
 ) -> tuple[ChatMessage, ...]:
+    """A reflection on a failing candidate; ``earlier``: the reflections so far, in order."""
     return lib.render(
         "feedback_integrator/feedback",
-        {"task": task, "variant": variant, "candidate": candidate, "traces": traces,
-         "previous": previous},
+        {"task": task, "view": ProblemView(), "candidate": candidate, "traces": traces,
+         "earlier": [r for r in earlier if r.strip()]},
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ramp.llm.base import ChatMessage
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.prompting import PromptLibrary
@@ -12,11 +14,22 @@ ROLE = "programmer"
 
 
 def prompt(
-    lib: PromptLibrary, task: Problem, variant: Variant, reflection: str
+    lib: PromptLibrary,
+    task: Problem,
+    variant: Variant,
+    reflections: Sequence[str],
+    *,
+    previous_code: str = "",
+    previous_traces: str = "",
 ) -> tuple[ChatMessage, ...]:
+    """The Programmer's prompt: the problem (as the variant's view shows it), the buggy program,
+    the ``reflections`` in order (empty ones left out), and the previous candidate with its
+    failing traces when there was one (``previous_code`` "" with traces: it had no program)."""
     return lib.render(
         f"programmer/{variant.programmer_style}",
-        {"task": task, "variant": variant, "reflection": reflection},
+        {"task": task, "view": variant.programmer_view,
+         "reflections": [r for r in reflections if r.strip()],
+         "previous_code": previous_code, "previous_traces": previous_traces},
     )
 
 

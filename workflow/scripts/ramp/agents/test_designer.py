@@ -6,13 +6,14 @@ from ramp.llm.base import ChatMessage
 from ramp.parsing import ParsedTests, parse_generated_tests
 from ramp.prompting import PromptLibrary
 from ramp.tasks import Problem
-from ramp.variants import Variant
+from ramp.variants import ProblemView
 
 ROLE = "test_design"
 
 
-def prompt(lib: PromptLibrary, task: Problem, variant: Variant) -> tuple[ChatMessage, ...]:
-    return lib.render("test_designer/designer", {"task": task, "variant": variant})
+def prompt(lib: PromptLibrary, task: Problem) -> tuple[ChatMessage, ...]:
+    # Table 4's switches are the Programmer's: the Test Designer always sees the whole problem.
+    return lib.render("test_designer/designer", {"task": task, "view": ProblemView()})
 
 
 def parse(answer: str) -> ParsedTests:

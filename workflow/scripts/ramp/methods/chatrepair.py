@@ -78,7 +78,7 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     tests = sample_tests(task)
     buggy = check(ctx.ruby, ExtractedProgram(task.buggy_code, "ok"), tests, task)
     bug = failure_text(tests, buggy) if buggy.report is not None else ""
-    base = {"task": task, "variant": ctx.variant, "failure": bug}
+    base = {"task": task, "view": ctx.variant.programmer_view, "failure": bug}
     first = ctx.lib.render("baselines/chatrepair/initial", base)
     exchanges: list[tuple[ChatMessage, ChatMessage]] = []
     plausible: list[str] = []

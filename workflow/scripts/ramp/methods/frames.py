@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ramp.methods.records import Attempt, Call, OpenTask, Reflection, TestDesign
+from ramp.methods.records import Attempt, Call, Candidate, OpenTask, Reflection, TestDesign
 from ramp.tasks import Problem, TestCase
 
 CALL_FIELDS = ("prompt", "response", "prompt_tokens", "completion_tokens", "seconds")
@@ -61,7 +61,8 @@ def tests_from_frame(df: pd.DataFrame) -> dict[str, tuple[TestCase, ...]]:
 
 
 ATTEMPT_COLUMNS = [
-    "task_id", "iteration", "reflection_in", "code", "parse_status", "parse_detail",
+    "task_id", "iteration", "earlier_reflections", "reflection_in", "code", "parse_status",
+    "parse_detail",
     "n_tests", "n_passed", "verdicts", "compile_error", "traces", "passed_generated",
     "next_reflection", "exec_seconds",
     *(f"programmer_{f}" for f in CALL_FIELDS), *(f"feedback_{f}" for f in CALL_FIELDS),
@@ -94,7 +95,8 @@ def attempts_frame(items: Iterable[Attempt]) -> pd.DataFrame:
                 others.append({"role": c.role, **{f: getattr(c, f) for f in CALL_FIELDS}})
         verdicts = list(a.verdicts)
         rows.append({
-            "task_id": a.task_id, "iteration": a.iteration, "reflection_in": a.reflection_in,
+            "task_id": a.task_id, "iteration": a.iteration,
+            "earlier_reflections": list(a.earlier_reflections), "reflection_in": a.reflection_in,
             "code": a.code, "parse_status": a.parse_status, "parse_detail": a.parse_detail,
             "n_tests": len(verdicts), "n_passed": verdicts.count("PASSED"),
             "verdicts": verdicts,
@@ -114,17 +116,20 @@ def first_open_tasks(
     """The state entering iteration 1: every task, with e0 and its guiding tests."""
     e0: Mapping[str, str] = dict(zip(reflections.task_id, reflections.reflection, strict=True))
     guiding = tests_from_frame(tests)
-    return [OpenTask(p, guiding[p.task_id], e0[p.task_id]) for p in problems]
+    return [OpenTask(p, guiding[p.task_id], (e0[p.task_id],)) for p in problems]
 
 
 def next_open_tasks(
     problems: Sequence[Problem], previous: pd.DataFrame, tests: pd.DataFrame
 ) -> list[OpenTask]:
-    """The state entering iteration t+1: the tasks iteration t left open, with e_{t+1}."""
+    """The state entering iteration t+1: the tasks iteration t left open, with e_0 .. e_{t+1}
+    and iteration t's candidate and traces."""
     by_id = {p.task_id: p for p in problems}
     guiding = tests_from_frame(tests)
     still_open = previous[~previous.passed_generated.astype(bool)]
     return [
-        OpenTask(by_id[row.task_id], guiding[row.task_id], row.next_reflection)
+        OpenTask(by_id[row.task_id], guiding[row.task_id],
+                 (*row.earlier_reflections, row.reflection_in, row.next_reflection),
+                 Candidate(row.code, row.traces))
         for row in still_open.itertuples(index=False)
     ]

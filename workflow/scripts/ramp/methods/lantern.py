@@ -115,7 +115,7 @@ def repair_in_target(
     task: Problem, ctx: MethodContext, lang: Language, turn: Turn, seed: int
 ) -> tuple[Call, ExtractedProgram, Check]:
     """Step 2: the repairer's program and its run on the sample tests (none if unusable)."""
-    prompt, answer = _ask(ctx, "repair", {"task": task, "variant": ctx.variant,
+    prompt, answer = _ask(ctx, "repair", {"task": task, "view": ctx.variant.programmer_view,
                                           "program": turn.program, "feedback": turn.feedback,
                                           **lang.prompt_vars()}, seed)
     program = extract_program(answer.text, lang=lang.key)

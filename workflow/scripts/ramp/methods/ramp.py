@@ -2,8 +2,11 @@
 
 1. :func:`initial_reflections`  Feedback Integrator, e0 = R_f(C, d)
 2. :func:`design_tests`          Test Designer, T_g = G(C, S)
-3. :func:`iterate`               one iteration t: Programmer r_t = P(C, d, e_t); Test Executor on
-                                 T_g; Feedback Integrator e_{t+1} = R_f(C, d, tau_t) for failures.
+3. :func:`iterate`               one iteration t: Programmer r_t = P(C, d, e_0..e_t, r_t-1,
+                                 tau_t-1) (section 3.1.3: "prior reflections", refining its own
+                                 solutions; the variant's programmer_context ``latest`` reads
+                                 r_t = P(C, d, e_t) literally); Test Executor on T_g; Feedback
+                                 Integrator e_t+1 = R_f(C, d, e_0..e_t, r_t, tau_t) for failures.
 
 Each step takes every still-open task of a stage in one batch of prompts (a GPU generates a batch
 far faster than one by one) and returns plain records that the stage writes to Parquet; the
@@ -23,6 +26,7 @@ from ramp.methods.base import MethodContext
 from ramp.methods.records import (
     Attempt,
     Call,
+    Candidate,
     Check,
     OpenTask,
     Reflection,
@@ -64,7 +68,7 @@ def design_tests(
     if not variant.test_generation:
         return [TestDesign(p.task_id, (), (), "none", None) for p in problems]
     assert llm is not None
-    prompts = [test_designer.prompt(lib, p, variant) for p in problems]
+    prompts = [test_designer.prompt(lib, p) for p in problems]
     answers = llm.complete(prompts, variant.analysis_params(seed))
     out = []
     for p, m, a in zip(problems, prompts, answers, strict=True):
@@ -110,7 +114,7 @@ def iterate(
     seed: int,
 ) -> list[Attempt]:
     """One RAMP iteration for every open task (Steps 3 and 4)."""
-    prompts = [programmer.prompt(lib, o.problem, variant, o.reflection) for o in open_tasks]
+    prompts = [_programmer_prompt(lib, o, variant) for o in open_tasks]
     answers = llm.complete(prompts, variant.code_params(seed + iteration))
     candidates = []
     for o, m, a in zip(open_tasks, prompts, answers, strict=True):
@@ -121,13 +125,16 @@ def iterate(
 
     # Step 4: reflect on every failure, unless the budget is spent (nothing would read it).
     failing = [i for i, c in enumerate(candidates) if not c.result.passed and iteration < budget]
-    next_reflections = {i: candidates[i].result.traces for i in failing}  # w/o self-reflection
+    # W/o self-reflection, no reflection is written: under the history context the Programmer
+    # sees the raw traces beside its candidate; the formula-literal one hands them on as e_t+1.
+    raw = variant.programmer_context == "latest"
+    next_reflections = {i: candidates[i].result.traces if raw else "" for i in failing}
     feedback_calls: dict[int, Call] = {}
     if variant.feedback_reflection and failing:
         fprompts: list[tuple[ChatMessage, ...]] = [
             feedback_integrator.feedback_prompt(
-                lib, candidates[i].task.problem, variant, candidate=candidates[i].program.code,
-                traces=candidates[i].result.traces, previous="",
+                lib, candidates[i].task.problem, candidate=candidates[i].program.code,
+                traces=candidates[i].result.traces, earlier=candidates[i].task.reflections,
             )
             for i in failing
         ]
@@ -142,9 +149,26 @@ def iterate(
             c.program.status, c.program.detail, c.result.report, c.result.traces,
             c.result.passed, next_reflections.get(i, ""), c.result.seconds,
             (c.call, feedback_calls[i]) if i in feedback_calls else (c.call,),
+            c.task.reflections[:-1],
         )
         for i, c in enumerate(candidates)
     ]
+
+
+def next_state(task: OpenTask, attempt: Attempt) -> OpenTask:
+    """The task entering iteration t+1 after ``attempt`` failed in iteration t."""
+    return OpenTask(task.problem, task.tests, (*task.reflections, attempt.next_reflection),
+                    Candidate(attempt.code, attempt.traces))
+
+
+def _programmer_prompt(
+    lib: PromptLibrary, task: OpenTask, variant: Variant
+) -> tuple[ChatMessage, ...]:
+    if variant.programmer_context == "latest":  # r_t = P(C, d, e_t), read literally
+        return programmer.prompt(lib, task.problem, variant, [task.reflection])
+    previous = task.previous or Candidate("", "")
+    return programmer.prompt(lib, task.problem, variant, task.reflections,
+                             previous_code=previous.code, previous_traces=previous.traces)
 
 
 @dataclass(frozen=True)
@@ -167,7 +191,7 @@ def run_loop(problem: Problem, ctx: MethodContext) -> RepairResult:
                                      seed=ctx.seed)[0]
     design = design_tests([problem], llm=ctx.llm, lib=ctx.lib, variant=ctx.variant,
                           executor=executor, seed=ctx.seed)[0]
-    state = OpenTask(problem, design.tests, reflection.text)
+    state = OpenTask(problem, design.tests, (reflection.text,))
     attempts: list[Attempt] = []
     for t in range(1, ctx.budget + 1):
         (attempt,) = iterate([state], t, budget=ctx.budget, llm=ctx.llm, lib=ctx.lib,
@@ -175,7 +199,7 @@ def run_loop(problem: Problem, ctx: MethodContext) -> RepairResult:
         attempts.append(attempt)
         if attempt.passed_generated:
             break
-        state = OpenTask(problem, design.tests, attempt.next_reflection)
+        state = next_state(state, attempt)
     return RepairResult(reflection, design, tuple(attempts))
 
 

@@ -94,12 +94,27 @@ def check(
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """A program a method tried, and the failing traces its check left ("" when none)."""
+
+    code: str
+    traces: str
+
+
+@dataclass(frozen=True)
 class OpenTask:
-    """A task entering iteration t: its problem, guiding tests and the reflection e_t."""
+    """A task entering iteration t: its problem, guiding tests, the reflections e_0 .. e_t so
+    far (e_t last; "" where a variant wrote none) and the previous iteration's candidate."""
 
     problem: Problem
     tests: tuple[TestCase, ...]
-    reflection: str
+    reflections: tuple[str, ...]
+    previous: Candidate | None = None
+
+    @property
+    def reflection(self) -> str:
+        """e_t, the latest reflection."""
+        return self.reflections[-1] if self.reflections else ""
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,8 @@ class Attempt:
     next_reflection: str
     exec_seconds: float
     calls: tuple[Call, ...] = field(default_factory=tuple)
+    earlier_reflections: tuple[str, ...] = ()
+    """e_0 .. e_{t-1}, the reflections before ``reflection_in`` (RAMP; empty for a baseline)."""
 
     @property
     def verdicts(self) -> tuple[str, ...]:

@@ -76,7 +76,7 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """Analyst once, then coder and tester per iteration, until the tester approves or t = K."""
     tests = sample_tests(task)
     variant = ctx.variant
-    base = {"task": task, "variant": variant}
+    base = {"task": task, "view": variant.programmer_view}
     analyst_prompt = ctx.lib.render("baselines/self_collaboration/analyst", base)
     (analyst_answer,) = ctx.llm.complete([analyst_prompt], variant.analysis_params(ctx.seed + 1))
     analysis = clean_reflection(analyst_answer.text, max_chars=MAX_TEXT_CHARS)

@@ -26,13 +26,14 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
         seed = ctx.seed + t
         plan_prompt = ctx.lib.render(
             "baselines/self_planning/plan",
-            {"task": task, "variant": ctx.variant, "feedback": feedback,
+            {"task": task, "view": ctx.variant.programmer_view, "feedback": feedback,
              "previous_code": previous_code},
         )
         (plan_answer,) = ctx.llm.complete([plan_prompt], ctx.variant.analysis_params(seed))
         plan = clean_reflection(plan_answer.text)
         code_prompt = ctx.lib.render(
-            "baselines/self_planning/code", {"task": task, "variant": ctx.variant, "plan": plan}
+            "baselines/self_planning/code",
+            {"task": task, "view": ctx.variant.programmer_view, "plan": plan},
         )
         (code_answer,) = ctx.llm.complete([code_prompt], ctx.variant.code_params(seed))
         program = extract_program(code_answer.text, lang="ruby")
