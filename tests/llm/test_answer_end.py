@@ -60,7 +60,7 @@ def _cut(text: str) -> str:
 @pytest.mark.parametrize("answer", [COT, SNIPPET_FIRST])
 def test_cut_after_the_program_and_the_parse_is_unchanged(answer):
     cut, ended = cut_at_end(answer, "program:ruby")
-    assert ended and cut.endswith(f"{PROGRAM}```")
+    assert ended and cut.endswith(f"{PROGRAM}```\n")
     assert extract_program(cut) == extract_program(answer)
     assert extract_program(cut).code == PROGRAM
 
@@ -72,7 +72,7 @@ def test_snippets_without_input_and_output_do_not_end_the_answer():
 
 def test_tilde_fence_and_rb_tag_end_it_later_blocks_are_dropped():
     cut = _cut(SCOT)
-    assert cut.endswith(f"{PROGRAM}~~~") and "afterthought" not in cut
+    assert cut.endswith(f"{PROGRAM}~~~\n") and "afterthought" not in cut
     # The one answer shape whose parse changes: a second tagged block after a whole program.
     # The first whole program is the one asked for ("in one ```ruby block").
     assert extract_program(cut).code == PROGRAM
@@ -101,7 +101,7 @@ def test_no_rule_cuts_nothing():
 def test_python_rule():
     answer = "Plan.\n```python\nimport sys\nn = int(input())\nprint(n * 2)\n```\nBye.\n"
     cut, ended = cut_at_end(answer, "program:python")
-    assert ended and cut.endswith("print(n * 2)\n```")
+    assert ended and cut.endswith("print(n * 2)\n```\n")
     assert extract_program(cut, lang="python") == extract_program(answer, lang="python")
 
 

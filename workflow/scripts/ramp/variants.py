@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ramp.llm.answer_end import RULES
 from ramp.llm.base import SamplingParams
 
 PROGRAMMER_STYLES = ("cot", "scot", "zero_shot", "few_shot")
@@ -76,8 +77,11 @@ class Variant:
         """The iterations this variant runs under a study budget K."""
         return min(study_budget, self.max_iterations) if self.max_iterations else study_budget
 
-    def code_params(self, seed: int) -> SamplingParams:
-        return SamplingParams(self.code_temperature, self.top_p, self.code_max_tokens, seed)
+    def code_params(self, seed: int, lang: str = "ruby") -> SamplingParams:
+        """A call answered by a ``lang`` program: generation ends once the program is written."""
+        end = f"program:{lang}"
+        return SamplingParams(self.code_temperature, self.top_p, self.code_max_tokens, seed,
+                              stop_when=end if end in RULES else "")
 
     def other_params(self, seed: int) -> SamplingParams:
         return SamplingParams(self.other_temperature, self.top_p, self.other_max_tokens, seed)

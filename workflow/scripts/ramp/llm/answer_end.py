@@ -5,13 +5,15 @@ generated so far to the offset where the answer ends, or None while it is not co
 backends check it as text streams in and cut the answer at that offset; a backend that cannot
 stream cuts its finished text the same way, so every backend returns the same text.
 
-``program:<lang>`` ends after the first closed fenced block tagged ``lang`` whose body reads
-standard input and writes standard output: the whole program the Programmer is asked for
-("think step by step, then give the complete corrected program in one ```ruby block").
-Snippets quoted while reasoning (a fixed line, an input-reading idiom) do not end it, and an
-untagged block never does (``ramp.parsing.extract_program`` prefers a later tagged block to
-it). The closing fence counts once its line is finished, so the block is parsed exactly as
-it would be in the whole answer.
+``program:<lang>`` ends after the closing fence line of the first closed fenced block tagged
+``lang`` whose body reads standard input and writes standard output or runs several lines: the
+whole program the Programmer is asked for ("think step by step, then give the complete
+corrected program in one ```ruby block"). Snippets quoted while reasoning (a fixed line, an
+input-reading idiom) do not end it, and an untagged block never does
+(``ramp.parsing.extract_program`` prefers a later tagged block to it). The closing fence counts
+once its line is finished, so the block is parsed exactly as it would be in the whole answer;
+the parse changes only where a second tagged block would have followed a whole program (the
+first is then the answer).
 """
 
 from __future__ import annotations
@@ -38,18 +40,24 @@ _WRITES = {
     "python": re.compile(r"\bprint\s*\(|\bsys\.stdout\b|\bstdout\b"),
 }
 
+# A block that reads input and runs this long is a program even if it prints nothing (a
+# wrong one is still the answer); a quoted snippet rarely is.
+_PROGRAM_LINES = 4
+
 EndRule = Callable[[str], int | None]
 
 
 def program_end(text: str, lang: str) -> int | None:
-    """Offset just past the closing fence of the first complete ``lang`` program, or None."""
+    """Offset just past the closing fence line of the first complete ``lang`` program, or None."""
     tags = _TAGS[lang]
     for m in _BLOCK.finditer(text):
         info = m["info"].strip()
         tag = info.split()[0].lower() if info else ""
         body = m["body"]
-        if tag in tags and _READS[lang].search(body) and _WRITES[lang].search(body):
-            return m.end()
+        if tag in tags and _READS[lang].search(body) and (
+            _WRITES[lang].search(body) or len(body.strip().splitlines()) >= _PROGRAM_LINES
+        ):
+            return m.end() + 1  # the closing line, its newline included
     return None
 
 
