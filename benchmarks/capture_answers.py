@@ -14,25 +14,25 @@ from ramp.agents import feedback_integrator, programmer, test_designer
 from ramp.llm.registry import create_llm
 from ramp.llm.spec import ModelSpec
 from ramp.prompting import PromptLibrary
-from ramp.task_table import read_tasks
+from ramp.task_table import read_problems
 from ramp.variants import Variant
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
-    parser.add_argument("--tasks", default="results/tasks/paper10.parquet")
+    parser.add_argument("--tasks", default="results/tasks/paper34.parquet")
     parser.add_argument("--task", type=int, default=0, help="index in the task table")
     parser.add_argument("--out", type=Path, default=Path("tests/agents/captured"))
     args = parser.parse_args()
-    task = read_tasks(args.tasks)[args.task]
+    task = read_problems(args.tasks)[args.task]
     lib, variant = PromptLibrary.default(), Variant()
     llm = create_llm(ModelSpec(name=args.model, backend="llamacpp", embedded=args.model,
                                n_threads=2))
     reflection = llm.complete([feedback_integrator.initial_prompt(lib, task, variant)],
-                              variant.other_params(0))[0].text
-    tests = llm.complete([test_designer.prompt(lib, task, variant)], variant.other_params(0))[0]
-    code = llm.complete([programmer.prompt(lib, task, variant, reflection)],
+                              variant.analysis_params(0))[0].text
+    tests = llm.complete([test_designer.prompt(lib, task)], variant.analysis_params(0))[0]
+    code = llm.complete([programmer.prompt(lib, task, variant, [reflection])],
                         variant.code_params(1))[0]
     args.out.mkdir(parents=True, exist_ok=True)
     answers = {"reflection": reflection, "tests": tests.text, "programmer": code.text}

@@ -67,3 +67,15 @@ def test_small_model_inline_quoted_tests_inside_a_ruby_fence():
         ("edge", "100000\n1 -2 5\n", "200000 -4 100000\n"),
     ]
     assert parsed.dropped == ("test 3: no expected output",)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_generation_ended_after_the_program_parses_the_same(model):
+    from ramp.llm.answer_end import cut_at_end
+
+    raw = answer(model, "programmer")
+    cut, ended = cut_at_end(raw, "program:ruby")
+    assert extract_program(cut) == extract_program(raw)
+    # The 1.5B's program prints nothing (it returns) and an explanation follows it: cut there.
+    assert ended == ("1.5b" in model)
+    assert cut.endswith("end\n```\n") if ended else cut == raw

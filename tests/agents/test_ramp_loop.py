@@ -148,12 +148,12 @@ def test_each_ablation_changes_which_agents_are_called(task, lib, executor, name
 def test_prompt_components_follow_the_variant(task, lib):
     from ramp.agents import programmer
 
-    full = programmer.prompt(lib, task, Variant(include_samples=True), "e")[-1].content
+    full = programmer.prompt(lib, task, Variant(include_samples=True), ["e"])[-1].content
     bare = programmer.prompt(lib, task, Variant(include_io_spec=False, include_limits=False),
-                             "e")[-1].content
+                             ["e"])[-1].content
     assert "Limits: 1.0 seconds, 256 megabytes." in full and "Sample input 1" in full
     assert "One integer n" in full and "One integer n" not in bare and "Limits:" not in bare
-    scot = programmer.prompt(lib, task, Variant(programmer_style="scot"), "e")
+    scot = programmer.prompt(lib, task, Variant(programmer_style="scot"), ["e"])
     assert "sequence, branch, loop" in scot[-1].content
 
 

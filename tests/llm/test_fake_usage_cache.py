@@ -34,13 +34,16 @@ def test_usage_by_role_frame():
     log.tagged(fake, "programmer").complete([P1, P2], SamplingParams())
     log.tagged(fake, "reflection").complete([P2], SamplingParams())
     frame = log.by_role()
-    assert list(frame.columns) == ["role", "calls", "prompt_tokens", "completion_tokens", "seconds"]
+    assert list(frame.columns) == [
+        "role", "calls", "prompt_tokens", "completion_tokens", "seconds", "reused_prompt_tokens"
+    ]
     assert frame.to_dict("records")[0] == {
         "role": "programmer",
         "calls": 2,
         "prompt_tokens": 8,
         "completion_tokens": 6,
         "seconds": 0.0,
+        "reused_prompt_tokens": 0,
     }
     assert frame["role"].tolist() == ["programmer", "reflection"]
     assert len(log.calls_frame()) == 3

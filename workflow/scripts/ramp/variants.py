@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ramp.llm.answer_end import RULES
 from ramp.llm.base import SamplingParams
 from ramp.methods import METHODS
 
@@ -109,8 +110,11 @@ class Variant:
         """The Programmer's view of the problem (Table 4's switches)."""
         return ProblemView(self.include_io_spec, self.include_limits, self.include_samples)
 
-    def code_params(self, seed: int) -> SamplingParams:
-        return SamplingParams(self.code_temperature, self.top_p, self.code_max_tokens, seed)
+    def code_params(self, seed: int, lang: str = "ruby") -> SamplingParams:
+        """A call answered by a ``lang`` program: generation ends once the program is written."""
+        end = f"program:{lang}"
+        return SamplingParams(self.code_temperature, self.top_p, self.code_max_tokens, seed,
+                              stop_when=end if end in RULES else "")
 
     def analysis_params(self, seed: int) -> SamplingParams:
         return SamplingParams(self.analysis_temperature, self.top_p, self.analysis_max_tokens, seed)

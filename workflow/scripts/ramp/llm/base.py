@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from ramp.llm.answer_end import cut_at_end, end_rule
+
 ROLES = ("system", "user", "assistant")
 
 
@@ -30,6 +32,9 @@ class SamplingParams:
     ``seed`` applies to every prompt of a batch, so a completion depends only on its own
     prompt and these parameters (which is what makes the cache sound); draw distinct samples
     of one prompt by varying the seed.
+
+    ``stop_when`` names a rule of :mod:`ramp.llm.answer_end` (``program:ruby``): generation
+    stops once the answer holds what the rule calls complete, and the text is cut there.
     """
 
     temperature: float = 0.0
@@ -37,6 +42,7 @@ class SamplingParams:
     max_new_tokens: int = 512
     seed: int = 0
     stop: tuple[str, ...] = field(default_factory=tuple)
+    stop_when: str = ""
 
     def __post_init__(self) -> None:
         if self.temperature < 0:
@@ -47,6 +53,8 @@ class SamplingParams:
             raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
         # Lists from YAML or callers become a tuple so the params stay hashable.
         object.__setattr__(self, "stop", tuple(self.stop))
+        if self.stop_when:
+            end_rule(self.stop_when)  # an unknown rule fails here, not after a long generation
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,8 @@ class Completion:
     """One answer. ``finish_reason`` is ``stop`` (end of turn or a stop string) or ``length``.
 
     ``seconds`` is the wall time spent on this prompt; for a batch generated at once it is the
-    batch's time divided evenly, so that per-role sums stay true.
+    batch's time divided evenly, so that per-role sums stay true. ``reused_prompt_tokens`` of
+    the ``prompt_tokens`` came from a KV cache instead of being evaluated.
     """
 
     text: str
@@ -62,6 +71,7 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    reused_prompt_tokens: int = 0
 
 
 Prompt = Sequence[ChatMessage]
@@ -86,3 +96,11 @@ def truncate_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
     """Cut ``text`` before the first stop string; say whether one was found."""
     cut = min((i for s in stop if s and (i := text.find(s)) >= 0), default=-1)
     return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+def finish_text(text: str, params: SamplingParams) -> tuple[str, bool]:
+    """A whole generated text as a streaming backend would have returned it: cut at the first
+    stop string, then where ``params.stop_when`` says the answer ended; whether either cut."""
+    text, stopped = truncate_at_stop(text, params.stop)
+    text, ended = cut_at_end(text, params.stop_when)
+    return text, stopped or ended

@@ -22,14 +22,21 @@ from ramp.llm.spec import CACHE_MODES
 log = logging.getLogger(__name__)
 
 _KEY_VERSION = 1  # bump when the key's recipe changes, so old entries are never misread
+_UNKEYED_DEFAULTS = {"stop_when": ""}
 
 
 def cache_key(model_id: str, prompt: Prompt, params: SamplingParams) -> str:
+    fields = dataclasses.asdict(params)
+    # A field added after version 1 joins the key only when it is set, so that entries recorded
+    # before it existed keep their keys (unset, it changes no text).
+    for name in _UNKEYED_DEFAULTS:
+        if fields[name] == _UNKEYED_DEFAULTS[name]:
+            del fields[name]
     payload = {
         "v": _KEY_VERSION,
         "model": model_id,
         "messages": [[m.role, m.content] for m in prompt],
-        "params": dataclasses.asdict(params),
+        "params": fields,
     }
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 
-from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams, truncate_at_stop
+from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams, finish_text
 
 
 class FakeLLM:
@@ -51,7 +51,7 @@ class FakeLLM:
         for prompt in prompts:
             self.seen.append((tuple(prompt), params))
             raw = self._answer(prompt)
-            text, stopped = truncate_at_stop(raw, params.stop)
+            text, stopped = finish_text(raw, params)
             words = text.split()
             if len(words) > params.max_new_tokens:
                 text, reason = " ".join(words[: params.max_new_tokens]), "length"

@@ -36,6 +36,10 @@ class ModelSpec:
     context_size: int = 4096
     #: CPU threads for generation; 0 lets the library choose.
     n_threads: int = 0
+    #: prompt tokens per llama.cpp batch. A prompt is evaluated in these batches from its first
+    #: token and only whole ones are reused by the next call, so a smaller batch reuses more of
+    #: a shared prefix; it changes the floating-point results, so the model id names it.
+    n_batch: int = 512
     #: prompts generated together per forward pass (transformers).
     batch_size: int = 8
     #: ``auto``, ``cpu`` or ``cuda`` (transformers).
@@ -61,7 +65,7 @@ class ModelSpec:
             raise ConfigError(
                 f"models.entries.{self.name}: give exactly one of 'embedded' or 'weights'"
             )
-        for key in ("context_size", "batch_size", "concurrency"):
+        for key in ("context_size", "n_batch", "batch_size", "concurrency"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"models.entries.{self.name}.{key}: must be >= 1")
 

@@ -9,7 +9,9 @@ import pandas as pd
 
 from ramp.llm.base import LLM, Completion, Prompt, SamplingParams
 
-BY_ROLE_COLUMNS = ["role", "calls", "prompt_tokens", "completion_tokens", "seconds"]
+BY_ROLE_COLUMNS = [
+    "role", "calls", "prompt_tokens", "completion_tokens", "seconds", "reused_prompt_tokens"
+]
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,7 @@ class CallRecord:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    reused_prompt_tokens: int = 0
 
 
 @dataclass
@@ -31,7 +34,8 @@ class UsageLog:
     def record(self, role: str, model_id: str, completions: Sequence[Completion]) -> None:
         self.records.extend(
             CallRecord(
-                role, model_id, c.finish_reason, c.prompt_tokens, c.completion_tokens, c.seconds
+                role, model_id, c.finish_reason, c.prompt_tokens, c.completion_tokens, c.seconds,
+                c.reused_prompt_tokens,
             )
             for c in completions
         )
@@ -45,7 +49,8 @@ class UsageLog:
         return pd.DataFrame([asdict(r) for r in self.records], columns=columns)
 
     def by_role(self) -> pd.DataFrame:
-        """One row per role: calls, token sums, seconds (sorted by role, for stable Parquet)."""
+        """One row per role: calls, token sums, seconds, prompt tokens taken from a KV cache
+        (sorted by role, for stable Parquet)."""
         calls = self.calls_frame()
         if calls.empty:
             return pd.DataFrame(columns=BY_ROLE_COLUMNS)
@@ -54,6 +59,7 @@ class UsageLog:
             prompt_tokens=("prompt_tokens", "sum"),
             completion_tokens=("completion_tokens", "sum"),
             seconds=("seconds", "sum"),
+            reused_prompt_tokens=("reused_prompt_tokens", "sum"),
         )
         return out.reset_index()[BY_ROLE_COLUMNS]
 

@@ -78,10 +78,10 @@ class Turn:
 
 
 def _ask(
-    ctx: MethodContext, name: str, variables: dict[str, object], seed: int
+    ctx: MethodContext, name: str, variables: dict[str, object], seed: int, lang: str = "ruby"
 ) -> tuple[tuple[ChatMessage, ...], Completion]:
     prompt = ctx.lib.render(f"baselines/lantern/{name}", variables)
-    (answer,) = ctx.llm.complete([prompt], ctx.variant.code_params(seed))
+    (answer,) = ctx.llm.complete([prompt], ctx.variant.code_params(seed, lang))
     return prompt, answer
 
 
@@ -101,7 +101,7 @@ def _ruby_failure(program: ExtractedProgram, result: Check) -> str:
 def translate(task: Problem, ctx: MethodContext, lang: Language) -> tuple[Call, Turn]:
     """Step 1: the buggy program in the target language, or why there is none."""
     prompt, answer = _ask(ctx, "translate", {"code": task.buggy_code, **lang.prompt_vars()},
-                          ctx.seed + 1)
+                          ctx.seed + 1, lang.key)
     program = extract_program(answer.text, lang=lang.key)
     call = Call.of(TRANSLATOR, prompt, answer)
     if not program.ok:
@@ -117,7 +117,7 @@ def repair_in_target(
     """Step 2: the repairer's program and its run on the sample tests (none if unusable)."""
     prompt, answer = _ask(ctx, "repair", {"task": task, "view": ctx.variant.programmer_view,
                                           "program": turn.program, "feedback": turn.feedback,
-                                          **lang.prompt_vars()}, seed)
+                                          **lang.prompt_vars()}, seed, lang.key)
     program = extract_program(answer.text, lang=lang.key)
     result = Check(None, "", 0.0)
     if program.ok:

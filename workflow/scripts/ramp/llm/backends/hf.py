@@ -18,7 +18,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from ramp.llm import embedded
-from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams, truncate_at_stop
+from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams, finish_text
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
 
@@ -166,7 +166,8 @@ class TransformersLLM:
             # Counted without the end-of-turn token, as llama.cpp and servers count.
             generated = new[:ended] if ended is not None else new
             text = self.tokenizer.decode(generated, skip_special_tokens=True)
-            text, stopped = truncate_at_stop(text, params.stop)
+            # A batch generates on to its longest row: stop_when only cuts the text here.
+            text, stopped = finish_text(text, params)
             finish = "stop" if ended is not None or stopped else "length"
             if finish == "length" and len(generated) < params.max_new_tokens:
                 finish = "stop"

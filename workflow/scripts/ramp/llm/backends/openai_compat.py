@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import openai
 
+from ramp.llm.answer_end import cut_at_end
 from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams
 from ramp.llm.spec import ModelSpec
 
@@ -70,9 +71,11 @@ class OpenAICompatLLM:
         seconds = time.perf_counter() - start
         choice = response.choices[0]
         usage = response.usage
+        # The server knows no stop_when: the answer is cut here (the server generated on).
+        text, ended = cut_at_end(choice.message.content or "", params.stop_when)
         return Completion(
-            text=choice.message.content or "",
-            finish_reason="length" if choice.finish_reason == "length" else "stop",
+            text=text,
+            finish_reason="length" if choice.finish_reason == "length" and not ended else "stop",
             prompt_tokens=usage.prompt_tokens if usage else 0,
             completion_tokens=usage.completion_tokens if usage else 0,
             seconds=seconds,

@@ -1,0 +1,119 @@
+"""A llama.cpp answer is a function of model, prompt, parameters and seed (the real 0.5B, T = 0.8).
+
+Whatever ran before (another prompt sharing the prefix, a call replayed from the cache, nothing:
+another process) the same prompt gives the same text, while whole batches of a shared prefix are
+still taken from the KV cache. Generations stay short: this runs on a 2-core CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ramp.llm import CachedLLM, SamplingParams, create_llm, embedded, messages
+from ramp.llm.answer_end import cut_at_end
+from ramp.llm.spec import ModelSpec
+
+pytestmark = [pytest.mark.slow, pytest.mark.model]
+
+SMALL = "qwen2.5-coder-0.5b"
+SHARED = (
+    "Problem:\nGiven n and then n integers, print the sum of the even ones. The first line holds"
+    " n (1 <= n <= 100000), the second n integers a_i (|a_i| <= 10^9) separated by spaces.\n\n"
+    "Buggy Ruby program:\n```ruby\nn = gets.to_i\na = gets.split.map(&:to_i)\ns = 0\n"
+    "(1...n).each { |i| s += a[i] if a[i].odd? }\nputs s\n```\n\n"
+)
+SYSTEM = ("system", "You are an expert Ruby programmer who repairs buggy programs.")
+FIRST = messages(SYSTEM, ("user", SHARED + "Explain the bug in one sentence."))
+SECOND = messages(SYSTEM, ("user", SHARED + "Which line is wrong? Answer briefly."))
+PARAMS = SamplingParams(temperature=0.8, top_p=0.95, max_new_tokens=12, seed=7)
+SPEC = dict(name=SMALL, backend="llamacpp", embedded=SMALL, n_threads=1, context_size=1024,
+            n_batch=32)
+
+
+@pytest.fixture(scope="module")
+def llm():
+    pytest.importorskip("llama_cpp")
+    try:
+        embedded.resolve(SMALL)
+    except FileNotFoundError:
+        pytest.skip(f"{SMALL} not installed (`python -m ramp models install {SMALL}`)")
+    return create_llm(ModelSpec(**SPEC))
+
+
+def _fresh(llm):
+    llm.llm.reset()  # an empty KV cache, as in a new process
+    llm.llm.whole = 0
+
+
+def test_same_text_fresh_after_a_shared_prefix_and_repeated(llm):
+    _fresh(llm)
+    (fresh,) = llm.complete([SECOND], PARAMS)
+    assert fresh.reused_prompt_tokens == 0
+    _fresh(llm)
+    _, after = llm.complete([FIRST, SECOND], PARAMS)
+    # The shared prefix was reused, in whole batches of 32 tokens...
+    assert after.reused_prompt_tokens >= 64 and after.reused_prompt_tokens % 32 == 0
+    assert after.reused_prompt_tokens < after.prompt_tokens
+    # ...and the answer is the fresh one, token for token.
+    assert after.text == fresh.text and after.completion_tokens == fresh.completion_tokens
+    (again,) = llm.complete([SECOND], PARAMS)  # the prompt itself is in the cache now
+    assert again.reused_prompt_tokens == (again.prompt_tokens - 1) // 32 * 32
+    assert again.text == fresh.text
+
+
+def test_resumed_run_replays_the_first_call_and_answers_the_second_alike(llm, tmp_path):
+    _fresh(llm)
+    clean = CachedLLM(llm, tmp_path / "clean")
+    _, clean_second = clean.complete([FIRST, SECOND], PARAMS)
+    # The resumed run finds only the first answer recorded: it is replayed, the second is
+    # generated from an empty KV cache (in the clean run it followed the first).
+    resumed_dir = tmp_path / "resumed"
+    (only_first,) = CachedLLM(llm, resumed_dir).complete([FIRST], PARAMS)
+    _fresh(llm)
+    resumed = CachedLLM(llm, resumed_dir)
+    replayed, resumed_second = resumed.complete([FIRST, SECOND], PARAMS)
+    assert (resumed.hits, resumed.misses) == (1, 1)
+    assert replayed == only_first
+    assert resumed_second.reused_prompt_tokens == 0 < clean_second.reused_prompt_tokens
+    assert resumed_second.text == clean_second.text
+
+
+_CHILD = """
+import json, sys
+from ramp.llm import SamplingParams, create_llm, messages
+from ramp.llm.spec import ModelSpec
+spec, prompt, params = json.loads(sys.stdin.read())
+llm = create_llm(ModelSpec(**spec))
+(c,) = llm.complete([messages(*prompt)], SamplingParams(**params))
+print(json.dumps(c.text))
+"""
+
+
+def test_another_process_gives_the_same_text(llm):
+    _fresh(llm)
+    _, here = llm.complete([FIRST, SECOND], PARAMS)
+    payload = json.dumps([SPEC, [[m.role, m.content] for m in SECOND],
+                          {"temperature": 0.8, "top_p": 0.95, "max_new_tokens": 12, "seed": 7}])
+    done = subprocess.run([sys.executable, "-c", _CHILD], input=payload, capture_output=True,
+                          text=True, check=True, timeout=300)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == here.text
+
+
+def test_generation_stops_at_the_end_of_the_program(llm):
+    prompt = messages(("system", "You are an expert Ruby programmer."), ("user", (
+        "Problem:\nRead two integers a and b on one line and print their sum.\n\n"
+        "Buggy Ruby program:\n```ruby\na, b = gets.split.map(&:to_i)\nputs a - b\n```\n\n"
+        "First give the complete corrected program in one ```ruby block, then explain the fix "
+        "in a few sentences."
+    )))
+    (whole,) = llm.complete([prompt], SamplingParams(max_new_tokens=60, seed=1))
+    (ended,) = llm.complete([prompt], SamplingParams(max_new_tokens=60, seed=1,
+                                                     stop_when="program:ruby"))
+    cut, was_cut = cut_at_end(whole.text, "program:ruby")
+    assert was_cut, whole.text  # this prompt's answer has a program and then more
+    assert ended.text == cut and ended.finish_reason == "stop"
+    assert ended.completion_tokens < whole.completion_tokens
