@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "run": "ramp.execution.cli",
     "chat": "ramp.llm.cli_chat",
     "models": "ramp.llm.cli_models",
+    "answers": "ramp.llm.answers",
     "subset-ids": "ramp.sampling",
     "repair": "ramp.repair_cli",
     "data": "ramp.hub.cli",

@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ramp.io import write_text
@@ -44,14 +44,21 @@ def cache_key(model_id: str, prompt: Prompt, params: SamplingParams) -> str:
 
 class CachedLLM:
     """Wraps ``inner``; ``mode`` is ``read-write`` (hits served, misses recorded),
-    ``replay-only`` (a miss is an error naming model and key) or ``off`` (pass-through).
+    ``replay-only`` (a miss is an error naming model and key) or ``off`` (pass-through). An
+    answer is looked up in ``directory``, then in the ``committed`` answers.
 
     Misses go to the model ``chunk_size`` prompts at a time (the backend's own batch) and each
     chunk is recorded as soon as it is done, so an interrupted stage loses at most one chunk
     and its rerun replays the rest; progress is logged per chunk."""
 
     def __init__(
-        self, inner: LLM, directory: Path, mode: str = "read-write", *, chunk_size: int = 1
+        self,
+        inner: LLM,
+        directory: Path,
+        mode: str = "read-write",
+        *,
+        chunk_size: int = 1,
+        committed: Mapping[str, Completion] | None = None,
     ) -> None:
         if mode not in CACHE_MODES:
             raise ValueError(f"cache mode {mode!r} is not one of {', '.join(CACHE_MODES)}")
@@ -61,6 +68,8 @@ class CachedLLM:
         self.inner = inner
         self.directory = Path(directory)
         self.mode = mode
+        self.committed = dict(committed or {})
+        """Answers committed with the repository (ramp.llm.answers), asked after the folder."""
         self.hits = 0
         self.misses = 0
 
@@ -76,7 +85,7 @@ class CachedLLM:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return None
+            return self.committed.get(key)
         except ValueError as e:
             raise LLMError(f"{path}: corrupt cache entry ({e}); delete it to re-record") from e
         return Completion(**raw["completion"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from ramp.llm.answers import load as load_answers
 from ramp.llm.base import LLM
 from ramp.llm.cache import CachedLLM
 from ramp.llm.spec import ConfigError, ModelsConfig, ModelSpec
@@ -58,4 +59,6 @@ def open_model(config: ModelsConfig, name: str, *, root: Path = Path(".")) -> LL
     llm = create_llm(spec)
     if config.cache.mode == "off":
         return llm
-    return CachedLLM(llm, root / config.cache.dir, config.cache.mode, chunk_size=batch_size(spec))
+    committed = load_answers([root / p for p in config.cache.committed])
+    return CachedLLM(llm, root / config.cache.dir, config.cache.mode, chunk_size=batch_size(spec),
+                     committed=committed)

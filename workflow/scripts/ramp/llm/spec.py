@@ -108,6 +108,8 @@ class ModelSpec:
 class CacheConfig:
     mode: str = "read-write"
     dir: str = "results/cache/llm"
+    committed: tuple[str, ...] = ()
+    """Files or folders of committed answers (ramp.llm.answers) asked after ``dir``."""
 
     def __post_init__(self) -> None:
         if self.mode not in CACHE_MODES:
@@ -148,8 +150,11 @@ class ModelsConfig:
                 raise ConfigError(f"models.use: {name!r} has no entry under models.entries")
         cache_raw = dict(raw.get("cache") or {})
         for key in cache_raw:
-            if key not in ("mode", "dir"):
-                raise ConfigError(f"models.cache: unknown key {key!r} (known: dir, mode)")
+            if key not in ("mode", "dir", "committed"):
+                raise ConfigError(
+                    f"models.cache: unknown key {key!r} (known: committed, dir, mode)")
+        if "committed" in cache_raw:
+            cache_raw["committed"] = tuple(str(p) for p in cache_raw["committed"] or ())
         if cache_raw.get("mode") is False:  # YAML 1.1 reads a bare `off` as false
             cache_raw["mode"] = "off"
         return cls(use=use, entries=entries, cache=CacheConfig(**cache_raw))

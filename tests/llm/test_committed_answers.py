@@ -1,0 +1,63 @@
+"""Committed answers: a cache folder packed into one file, and a cache that answers from it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from ramp.llm import answers
+from ramp.llm.base import LLMError, SamplingParams, messages
+from ramp.llm.cache import CachedLLM
+from ramp.llm.fake import FakeLLM
+from ramp.llm.spec import ModelsConfig
+
+PARAMS = SamplingParams(0.8, 0.95, 64, 3)
+
+
+def _record(tmp_path, texts):
+    cache = CachedLLM(FakeLLM(texts, model_id="m"), tmp_path / "cache")
+    prompts = [messages(("user", f"question {i}")) for i in range(len(texts))]
+    return cache.complete(prompts, PARAMS), prompts
+
+
+def test_export_is_sorted_deterministic_and_holds_no_prompt(tmp_path):
+    recorded, _ = _record(tmp_path, ["one", "two", "three"])
+    out = tmp_path / "a.jsonl.gz"
+    assert answers.export(answers.cache_entries(tmp_path / "cache"), out) == 3
+    first = out.read_bytes()
+    answers.export(answers.cache_entries(tmp_path / "cache"), out)
+    assert out.read_bytes() == first  # no time stamp in the gzip header
+    rows = [json.loads(line) for line in gzip.open(out, "rt")]
+    assert [r["key"] for r in rows] == sorted(r["key"] for r in rows)
+    assert not any("question" in json.dumps(r) for r in rows)
+    assert {r["completion"]["text"] for r in rows} == {c.text for c in recorded}
+
+
+def test_a_replay_only_cache_answers_from_committed_answers_alone(tmp_path):
+    recorded, prompts = _record(tmp_path, ["one", "two"])
+    out = tmp_path / "committed" / "study.jsonl.gz"
+    answers.export(answers.cache_entries(tmp_path / "cache"), out)
+    model = FakeLLM(model_id="m")  # would fail if asked: it has no answer
+    replay = CachedLLM(model, tmp_path / "empty", "replay-only",
+                       committed=answers.load([out.parent]))
+    assert replay.complete(prompts, PARAMS) == recorded and model.seen == []
+    with pytest.raises(LLMError, match="replay-only cache miss"):
+        replay.complete([messages(("user", "a question never asked"))], PARAMS)
+
+
+def test_a_bad_committed_file_is_named(tmp_path):
+    bad = tmp_path / "bad.jsonl.gz"
+    with gzip.open(bad, "wt") as f:
+        f.write('{"key": "k"}\n')
+    with pytest.raises(LLMError, match=r"bad.jsonl.gz:1: not a committed answer"):
+        answers.load([bad])
+    with pytest.raises(LLMError, match="does not exist"):
+        answers.load([tmp_path / "nowhere"])
+
+
+def test_the_config_names_committed_answers():
+    config = ModelsConfig.from_dict({"use": [], "entries": {},
+                                     "cache": {"committed": ["data/answers"]}})
+    assert config.cache.committed == ("data/answers",)
