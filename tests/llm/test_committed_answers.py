@@ -29,7 +29,8 @@ def test_export_is_sorted_deterministic_and_holds_no_prompt(tmp_path):
     first = out.read_bytes()
     answers.export(answers.cache_entries(tmp_path / "cache"), out)
     assert out.read_bytes() == first  # no time stamp in the gzip header
-    rows = [json.loads(line) for line in gzip.open(out, "rt")]
+    with gzip.open(out, "rt") as f:
+        rows = [json.loads(line) for line in f]
     assert [r["key"] for r in rows] == sorted(r["key"] for r in rows)
     assert not any("question" in json.dumps(r) for r in rows)
     assert {r["completion"]["text"] for r in rows} == {c.text for c in recorded}
