@@ -12,11 +12,14 @@ from ramp.tasks import Limits, Problem, RunReport, Task, TestCase, TestResult, V
 
 def make_task(task_id: str, problem_id: str, *, n_hidden: int = 3, truncated: int = 0,
               difficulty: int | None = 1000, tags: tuple[str, ...] = ("math",),
-              outcome: str = "WRONG_ANSWER") -> Task:
+              outcome: str = "WRONG_ANSWER", n_samples: int = 0) -> Task:
+    """A task whose hidden test i has input "i" and sample test i input "si" (EchoRunner)."""
     hidden = tuple(TestCase(input=f"{i}\n", outputs=(f"{i}",), kind="hidden",
                             truncated=i >= n_hidden - truncated) for i in range(n_hidden))
+    samples = tuple(TestCase(input=f"s{i}\n", outputs=(f"s{i}",), kind="sample")
+                    for i in range(n_samples))
     problem = Problem(task_id=task_id, problem_id=problem_id, description="d", input_spec="i",
-                      output_spec="o", notes="", samples=(), time_limit_s=2.0, memory_mb=256,
+                      output_spec="o", notes="", samples=samples, time_limit_s=2.0, memory_mb=256,
                       tags=tags, difficulty=difficulty, buggy_code="puts 0")
     return Task(problem, hidden_tests=hidden, recorded_outcome=outcome)
 

@@ -62,3 +62,49 @@ def test_unknown_task_is_a_clear_error(runner):
     import pytest
     with pytest.raises(ValueError, match="not in the task table"):
         validate_attempts(attempts_frame([("zzz", 1, "x", False)]), [make_task("a", "P")], runner)
+
+
+def test_every_candidate_is_also_run_on_the_sample_tests(runner):
+    tasks = [make_task("a", "P", n_hidden=3, n_samples=2), make_task("b", "Q", n_hidden=2)]
+    attempts = attempts_frame([
+        ("a", 1, "pass:s0", True), ("a", 2, "pass:s0,s1", False), ("a", 3, "", False),
+        ("a", 4, "pass:s0,s1", False), ("b", 1, "pass:all", True),
+    ])
+    hidden, summary = validate_attempts(attempts, tasks, runner)
+    s = summary.set_index(["task_id", "iteration"])
+    assert s.loc[("a", 1), ["n_samples", "n_samples_passed"]].tolist() == [2, 1]
+    # a@1 passes one sample of two; a@2 both (but no hidden test); a@3 has no code; a@4 is a@2.
+    assert s.loc["a", "passed_samples"].tolist() == [False, True, False, True]
+    assert not s.loc[("a", 2), "passed_hidden"] and s.loc[("a", 4), "reused"]
+    # b's statement has no sample test: unknown, not failed.
+    assert s.loc[("b", 1), "n_samples"] == 0 and pd.isna(s.loc[("b", 1), "passed_samples"])
+    assert str(summary["passed_samples"].dtype) == "boolean"
+    # Each program once on the 3 hidden tests, then once on all its samples (none for b).
+    assert [c[:2] for c in runner.calls] == [("pass:s0", 3), ("pass:s0", 2), ("pass:s0,s1", 3),
+                                             ("pass:s0,s1", 2), ("pass:all", 2)]
+    assert set(hidden["test_index"]) == {0, 1, 2}
+
+
+def test_a_journal_of_other_columns_is_started_over(tmp_path, runner):
+    """A journal left by code that wrote no sample columns (its fingerprint: inputs and
+    options only) is not mixed into the new table."""
+    import json
+
+    from ramp.analysis import stages
+    from ramp.journal import fingerprint
+    from ramp.runs import RunId
+    from ramp.task_table import write_tasks
+
+    tasks = tmp_path / "tasks.parquet"
+    write_tasks([make_task("a", "P", n_samples=1)], tasks)
+    attempts = tmp_path / "attempts.parquet"
+    attempts_frame([("a", 1, "pass:all", True)]).to_parquet(attempts)
+    out = tmp_path / "hidden_attempts.parquet"
+    old_row = {"attempt": {"task_id": "a", "iteration": 1}, "tests": []}
+    (tmp_path / "hidden_attempts.parquet.journal").write_text(
+        json.dumps({"fingerprint": fingerprint([tasks, attempts],
+                                               {"stop_at_first_failure": False})}) + "\n"
+        + json.dumps({"unit": "a:1", "rows": [old_row]}) + "\n")
+    summary = stages.score_hidden(RunId("s", "m", "v", "x"), tasks, attempts,
+                                  tmp_path / "hidden.parquet", out, runner)
+    assert summary[["passed_samples", "passed_hidden"]].iloc[0].tolist() == [True, True]

@@ -20,9 +20,9 @@ from .conftest import EchoRunner, make_task
 matplotlib.use("Agg")
 K = 3
 TASKS = [
-    make_task("a", "P", difficulty=900, tags=("math", "strings")),
+    make_task("a", "P", difficulty=900, tags=("math", "strings"), n_samples=1),
     make_task("b", "P", difficulty=1300, tags=("math",), outcome="RUNTIME_ERROR"),
-    make_task("c", "Q", difficulty=1700, tags=("graphs",), n_hidden=4, truncated=1),
+    make_task("c", "Q", difficulty=1700, tags=("graphs",), n_hidden=4, truncated=1, n_samples=1),
 ]
 # Per method: task -> codes per iteration and whether each passed its generated tests.
 METHODS = {
@@ -263,7 +263,8 @@ def test_solved_tasks_marks_strict_and_cumulative_only(study):
 @pytest.mark.slow
 def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
     """`render_figures` run by Snakemake (allowed no other rule) on runs that have only their
-    scored tables and the oracle's: it renders, and the summary names the study and its K."""
+    scored tables and the oracle's: it renders, the summary names the study and its K, and
+    sets the authors' outcomes of the config's file beside ours."""
     import shutil
     import subprocess
     import sys
@@ -281,8 +282,10 @@ def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
             shutil.copy2(run / f"{name}.parquet", dest)
     analysis = tmp_path / "results" / "studies" / "t" / "analysis" / "3"
     shutil.copytree(study_dir / "results" / "analysis" / "s", analysis)
+    (tmp_path / "authors.jsonl").write_text(AUTHORS_LINES)
     (tmp_path / "t.yaml").write_text(yaml.safe_dump({
         "subsets": ["3"], "models": {"use": ["tiny-model"]},
+        "authors": {"outcomes": "authors.jsonl"},
         "study": {"name": "t", "variants": list(METHODS), "iterations": K}}))
     snakemake = [str(Path(sys.executable).with_name("snakemake")), "--cores", "1",
                  "--configfile", "t.yaml", "--allowed-rules", "render_figures", "--",
@@ -292,16 +295,22 @@ def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
     summary = (tmp_path / "figures" / "t" / "3" / "summary.md").read_text()
     assert "Study `t`: a budget of K = 3 iteration(s)" in summary
     assert (tmp_path / "figures" / "t" / "3" / "tables" / "cost_summary.csv").stat().st_size
+    # The authors' outcomes reach the rule as an input named by the config.
+    assert "## The authors' outcomes beside ours (2 tasks in both)" in summary
+    assert (tmp_path / "figures" / "t" / "3" / "authors.png").stat().st_size
 
 
 def test_acceptance_counts_what_the_own_tests_let_through(study):
     rows = tables.acceptance(study).set_index("method")
     # ramp: accepted a@t2 (passes hidden) and c@t1 (fails c's truncated hidden test); rejected
     # a@t1, b@t1 (passes hidden), b@t2, b@t3. zero_shot: b has no code, a and c accepted.
+    # On the sample tests (a and c have one; b none, so never passed): only "pass:all" passes.
     assert rows.loc["ramp"].to_dict() == {
         "candidates": 6, "accepted by its own tests": 2, "accepted, pass hidden": 1,
-        "rejected": 4, "rejected, pass hidden": 1}
+        "rejected": 4, "rejected, pass hidden": 1,
+        "pass the samples": 1, "pass the samples, pass hidden": 1}
     assert rows.loc["zero_shot", "candidates"] == 2
+    assert rows.loc["zero_shot", "pass the samples"] == 1
 
 
 def test_acceptance_leaves_out_a_method_without_a_check(study):
@@ -322,3 +331,164 @@ def test_percent_axes_zoom_on_low_scores_only():
 
 def test_table1_interval_is_blank_without_tasks():
     assert tables._interval(float("nan"), 0) == ""
+
+
+def test_acceptance_of_runs_scored_without_samples_has_no_sample_columns(study):
+    from dataclasses import replace
+
+    old = study.hidden_attempts.drop(columns=["n_samples", "n_samples_passed", "passed_samples"])
+    rows = tables.acceptance(replace(study, hidden_attempts=old))
+    assert "pass the samples" not in rows.columns and len(rows) == 2
+
+
+def test_table1_gives_intervals_over_problems_beside_wilson(study):
+    from ramp.analysis.uncertainty import problem_bootstrap_interval
+
+    t1 = tables.table1(study).set_index("method")
+    # ramp, cumulative: a and b solved (problem P), c not (Q).
+    low, high = problem_bootstrap_interval([True, True, False], ["P", "P", "Q"])
+    assert t1.loc["ramp", "cumulative 95% CI (problems)"] == (
+        f"{round(100 * low, 1)}-{round(100 * high, 1)}")
+    assert t1.loc["ramp E.S.", "strict 95% CI (problems)"] == t1.loc[
+        "ramp", "cumulative 95% CI (problems)"]
+    # Wilson's columns keep their names and values.
+    assert t1.loc["ramp", "cumulative 95% CI"] == "20.8-93.9"
+    assert list(t1.columns)[-2:] == ["strict 95% CI (problems)", "cumulative 95% CI (problems)"]
+
+
+def test_the_summary_says_which_interval_to_read(study):
+    from dataclasses import replace
+
+    note = tables.interval_note(study)
+    assert "3 tasks come from 2 problems, the largest with 2 tasks" in note
+    assert "Read the *(problems)* interval" in note and "wider of the two" in note
+    alone = replace(study, task_scores=study.task_scores.assign(problem_id=lambda f: f.task_id))
+    assert "read Wilson's" in tables.interval_note(alone)
+    assert "Read the *(problems)*" not in tables.interval_note(alone)
+
+
+def test_paired_table_adds_the_comparison_over_problems(study):
+    row = tables.paired(study).set_index("method").loc["zero_shot"]
+    # zero_shot solved a; ramp a and b (both of problem P): one problem differs.
+    assert row["difference (points)"] == pytest.approx(-33.3)
+    assert row["permutation p (problems)"] == 1.0
+    assert row["difference 95% CI (problems)"].endswith(" to 0.0")
+
+
+def test_verdict_matrix_has_one_order_and_only_verdicts_that_occur():
+    raw = pd.DataFrame([[1, 2, 3, 4], [5, 6, 7, 8]], index=["WRONG_ANSWER", "COMPILATION_ERROR"],
+                       columns=["WRONG_ANSWER", "NOT_RUN", "PASSED", "COMPILATION_ERROR"])
+    mat = plots.verdict_matrix(raw)
+    assert list(mat.columns) == ["OK", "WA", "CE", "NR"]
+    assert list(mat.index) == ["WA", "CE"]
+    assert mat.loc["CE", "OK"] == 7 and mat.loc["WA", "NR"] == 2
+
+
+def test_figure4_labels_only_the_verdicts_shown(study):
+    fig = plots.figure4(study)
+    for ax in fig.axes[1:]:
+        columns = [t.get_text() for t in ax.get_xticklabels()]
+        rows = [t.get_text() for t in ax.get_yticklabels()]
+        order = list(plots.SHORT_VERDICT.values())
+        assert columns == sorted(columns, key=order.index)
+        assert rows == sorted(rows, key=order.index)
+        for short, meaning in plots.VERDICT_MEANING.items():
+            assert (f"{short} = {meaning}" in ax.get_xlabel()) == (short in columns + rows)
+    # The hand-made runs never exceed a memory limit: no label names one.
+    assert "MLE" not in fig.axes[1].get_xlabel()
+
+
+def test_figure6_shows_strict_cumulative_and_a_visible_hollow_marker(study):
+    left = plots.figure6(study).axes[0]
+    hollow = [c for c in left.collections if len(c.get_facecolor()) == 0
+              or c.get_facecolor()[0][3] == 0]
+    filled = [c for c in left.collections if c not in hollow]
+    assert len(hollow) == len(study.methods)  # one E.S. ring per method
+    assert min(c.get_zorder() for c in hollow) > max(c.get_zorder() for c in filled)
+    assert min(c.get_sizes()[0] for c in hollow) > max(c.get_sizes()[0] for c in filled)
+    # ramp: strict 33.3 (square) and cumulative 66.7 (circle), at the same time.
+    ramp = [c.get_offsets()[0] for c in filled[:2]]
+    assert ramp[0][0] == ramp[1][0]
+    assert sorted(round(float(p[1]), 1) for p in ramp) == [33.3, 66.7]
+    labels = left.get_legend().get_texts()
+    assert {"strict", "cumulative", "early stopping (E.S.)"} <= {t.get_text() for t in labels}
+
+
+def test_figure2_stacks_solved_and_unsolved_per_band(study):
+    right = plots.figure2(study).axes[1]
+    bars = [p for p in right.patches if p.get_height() > 0]
+    colours = {matplotlib.colors.to_hex(p.get_facecolor()) for p in bars}
+    assert colours == {plots.SOLVED, plots.UNSOLVED}
+    # Two methods, each bar split into solved and unsolved: every task counted once a method.
+    assert sum(p.get_height() for p in right.patches) == 2 * len(TASKS)
+    assert "ramp vs zero_shot" in right.get_title()
+
+
+def test_figure2_sets_the_main_method_beside_the_best_other(study):
+    from dataclasses import replace
+
+    best = Method("tiny-model", "best")
+    scores = study.of(study.scores, study.main).assign(variant="best")
+    more = replace(study, methods=(*study.methods, best),
+                   scores=pd.concat([study.scores, scores]))
+    # best scores as ramp does, zero_shot lower: best is the one set beside ramp.
+    assert plots._figure2_methods(more) == (study.main, best)
+    assert plots._figure2_methods(replace(study, methods=study.methods[:1])) == (study.main,)
+
+
+AUTHORS_LINES = "\n".join([
+    '{"bug_code_uid": "a", "src_uid": "P", "difficulty": 900, "is_solved": true}',
+    '{"bug_code_uid": "c", "src_uid": "Q", "difficulty": 1700, "is_solved": true}',
+    '{"bug_code_uid": "z", "src_uid": "R", "difficulty": 800, "is_solved": false}',
+])
+
+
+@pytest.fixture(scope="module")
+def authored(study):
+    from dataclasses import replace
+
+    from ramp.analysis.authors import parse_outcomes
+
+    return replace(study, authors=parse_outcomes(AUTHORS_LINES))
+
+
+def test_authors_table_sets_their_outcome_beside_ours(authored):
+    table = tables.authors_table(authored).set_index("task")
+    # Shared tasks a and c (z is not in the study, b not in theirs).
+    assert list(table.index) == ["a", "c"]
+    assert table.loc["a"].tolist()[2:] == ["solved", "solved", "solved"]
+    assert table.loc["c"].tolist()[2:] == ["solved", "", ""]
+    counts = tables.authors_agreement(authored).set_index(["method", "our score"])
+    assert counts.loc[("ramp", "cumulative")].to_dict() == {
+        "tasks": 2, "authors solved": 2, "we solved": 1, "both solved": 1, "only theirs": 1,
+        "only ours": 0, "neither": 0, "agree": 1}
+    # Only the main variant (RAMP) is compared with the authors' RAMP.
+    assert set(counts.index.get_level_values("method")) == {"ramp"}
+
+
+def test_authors_side_by_side_is_rendered_only_with_shared_tasks(authored, tmp_path):
+    from dataclasses import replace
+
+    from ramp.analysis.authors import parse_outcomes
+
+    text = render_study(authored, tmp_path / "s")
+    assert "## The authors' outcomes beside ours (2 tasks in both)" in text
+    assert "![authors](authors.png)" in text
+    for path in figure_paths(tmp_path / "s", authors=True):
+        assert Path(path).stat().st_size > 0, path
+    assert set(figure_paths(tmp_path, authors=True)) - set(figure_paths(tmp_path)) == {
+        str(tmp_path / p) for p in ("authors.png", "authors.pdf", "tables/authors.csv",
+                                    "tables/authors_agreement.csv", "data/authors.parquet")}
+    back = pd.read_parquet(tmp_path / "s" / "data" / "authors.parquet")
+    assert list(back["task_id"]) == ["a", "c", "z"]
+    combine_summaries([tmp_path / "s" / "summary.md"], tmp_path / "summary.md")
+    assert "](s/authors.png)" in (tmp_path / "summary.md").read_text()
+    # No task in common: the files the rule declares, but no section in the summary.
+    apart = replace(authored, authors=parse_outcomes(AUTHORS_LINES.splitlines()[-1]))
+    text = render_study(apart, tmp_path / "t")
+    assert "authors' outcomes beside ours" not in text
+    assert (tmp_path / "t" / "authors.png").stat().st_size > 0
+    assert tables.authors_table(apart).empty
+    # Without the authors' file, nothing of theirs is written.
+    text = render_study(replace(authored, authors=None), tmp_path / "u")
+    assert not (tmp_path / "u" / "authors.png").exists() and "authors" not in text

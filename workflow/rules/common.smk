@@ -3,7 +3,9 @@
 # package (ramp.study_config), and a run's file names by ramp.runs.RUN_FILES; only the folder
 # layout of the workflow is defined here.
 
+import os
 import re
+import sys
 from pathlib import Path
 
 from ramp import study_config
@@ -98,11 +100,23 @@ def run_files(name):
     return lambda w: [f"{d}/{RUN_FILES[name]}" for d in study_runs(w.subset)]
 
 
+# The RAMP authors' released outcomes (config authors.outcomes), an input of every rendering
+# when the file is there; a clone without it renders everything else.
+AUTHORS = (config.get("authors") or {}).get("outcomes")
+if AUTHORS and not os.path.exists(AUTHORS):
+    print(f"authors.outcomes: {AUTHORS} not found; the summaries leave out the side-by-side "
+          "with the authors' outcomes", file=sys.stderr)
+    AUTHORS = None
+
+
 def render_inputs(w):
-    """Every run's scored tables of the subset (by name), and the subset's oracle analysis."""
+    """Every run's scored tables of the subset (by name), the subset's oracle analysis and the
+    authors' outcomes, if any."""
     inputs = {name: run_files(name)(w) for name in RENDERED_RUN_FILES}
     inputs["oracle"] = f"{RESULTS}/analysis/{w.subset}/oracle.parquet"
     inputs["programs"] = f"{RESULTS}/analysis/{w.subset}/oracle_programs.parquet"
+    if AUTHORS:
+        inputs["authors"] = AUTHORS
     return inputs
 
 

@@ -7,7 +7,8 @@ from ramp.figures.study import RUN_FILES, load_study
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 runs = {name: list(smk.input[name]) for name in RUN_FILES}
-study = load_study(smk.wildcards.subset, runs, smk.input.oracle, smk.input.programs)
+study = load_study(smk.wildcards.subset, runs, smk.input.oracle, smk.input.programs,
+                   smk.input.get("authors"))
 render_study(study, Path(smk.output.summary).parent, about=smk.params.about)
 Path(smk.log[0]).write_text(f"rendered {len(study.methods)} method(s) into "
                             f"{Path(smk.output.summary).parent}\n", encoding="utf-8")

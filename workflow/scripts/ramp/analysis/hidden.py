@@ -5,6 +5,10 @@ attempt so that one table serves both scores (strict and cumulative), the per-it
 curves, the oracle and the transition matrix. A candidate with no code (parse failure) fails
 without running. Identical programs for one problem are run once (the hidden tests and limits
 belong to the problem): a reused row is flagged and repeats the first run's seconds.
+
+Every candidate also runs on the statement's sample tests (``passed_samples``), so that one
+table says how a stop rule on the samples would have judged RAMP's candidates, beside the
+generated tests' verdict (``passed_generated``). The samples' run is no cost of the method.
 """
 
 from __future__ import annotations
@@ -33,16 +37,19 @@ HIDDEN_ATTEMPT_COLUMNS: tuple[str, ...] = (
     "n_hidden_run", "n_hidden_passed", "n_truncated", "n_truncated_passed", "passed_hidden",
     "passed_hidden_excluding_truncated", "first_failing_verdict", "compile_error",
     "hidden_cpu_s", "hidden_wall_s", "hidden_peak_memory_mb", "hidden_seconds", "reused",
+    "n_samples", "n_samples_passed", "passed_samples",
 )
 
 
 @dataclass(frozen=True)
 class HiddenRun:
-    """One program's hidden-test results, indexed like ``task.hidden_tests``."""
+    """One program's hidden-test results, indexed like ``task.hidden_tests``, and how many of
+    the statement's sample tests it passed."""
 
     results: tuple[TestResult, ...]
     compile_error: str
     seconds: float
+    samples_passed: int = 0
 
 
 Progress = Callable[[int, int, str, int, bool], None]
@@ -67,7 +74,17 @@ def run_hidden(
     )
     # The executor numbers tests by their position in the list we gave it; map back.
     results = tuple(dataclasses.replace(r, index=order[r.index]) for r in report.results)
-    return HiddenRun(results, report.compile_error, time.monotonic() - start)
+    seconds = time.monotonic() - start
+    return HiddenRun(results, report.compile_error, seconds, run_samples(task, code, runner))
+
+
+def run_samples(task: Task, code: str, runner: Executor) -> int:
+    """How many of the statement's sample tests the program passes (0 when it has none)."""
+    samples = task.problem.samples
+    if not samples:
+        return 0
+    report = runner.run(code, list(samples), task.limits)
+    return sum(r.verdict is Verdict.PASSED for r in report.results)
 
 
 def per_test_rows(task: Task, iteration: int, run: HiddenRun) -> list[dict[str, Any]]:
@@ -88,6 +105,7 @@ def attempt_row(
 ) -> dict[str, Any]:
     """The per-attempt summary; ``run`` is None for a candidate without code."""
     results = run.results if run else ()
+    samples = task.problem.samples
     truncated = {i for i, t in enumerate(task.hidden_tests) if t.truncated}
     passed = {r.index for r in results if r.verdict is Verdict.PASSED}
     failing = sorted((r for r in results if r.verdict is not Verdict.PASSED),
@@ -111,6 +129,11 @@ def attempt_row(
         "hidden_peak_memory_mb": max(memory) if memory else None,
         "hidden_seconds": run.seconds if run else 0.0,
         "reused": reused,
+        "n_samples": len(samples),
+        "n_samples_passed": run.samples_passed if run else 0,
+        # Unknown (not False) where the statement gives no sample test.
+        "passed_samples": (None if not samples
+                           else run is not None and run.samples_passed == len(samples)),
     }
 
 
@@ -180,4 +203,5 @@ def hidden_attempts_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
                       "passed_hidden": "bool", "passed_hidden_excluding_truncated": "bool",
                       "compile_error": "bool", "hidden_cpu_s": "float64",
                       "hidden_wall_s": "float64", "hidden_peak_memory_mb": "float64",
-                      "hidden_seconds": "float64", "reused": "bool"})
+                      "hidden_seconds": "float64", "reused": "bool", "n_samples": "int64",
+                      "n_samples_passed": "int64", "passed_samples": "boolean"})

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ramp.analysis.costs import cost_table
-from ramp.analysis.hidden import Progress, validate_attempts
+from ramp.analysis.hidden import HIDDEN_ATTEMPT_COLUMNS, Progress, validate_attempts
 from ramp.analysis.oracle import check_tests_on_oracles, classify_run, oracle_programs
 from ramp.analysis.scores import scores_table, status_by_iteration, task_scores
 from ramp.analysis.transitions import transitions
@@ -45,8 +45,10 @@ def score_hidden(
 ) -> pd.DataFrame:
     """Rule score_hidden: every attempt on the hidden tests (resumable through a journal)."""
     frame = _read(attempts, ["task_id", "iteration", "code", "passed_generated"])
+    # A journal written by code that recorded other columns is started over, not mixed in.
     journal = Journal(hidden_attempts_out, fingerprint(
-        [tasks, attempts], {"stop_at_first_failure": stop_at_first_failure}))
+        [tasks, attempts], {"stop_at_first_failure": stop_at_first_failure,
+                            "columns": HIDDEN_ATTEMPT_COLUMNS}))
     try:
         hidden, summary = validate_attempts(frame, read_tasks(tasks), runner,
                                             stop_at_first_failure=stop_at_first_failure,

@@ -5,22 +5,32 @@ Every function copes with a study of one method: comparison panels then show tha
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ramp.analysis.transitions import matrix
+from ramp.analysis.authors import AGREEMENT, agreement
+from ramp.analysis.transitions import NOT_RUN, matrix
 from ramp.figures.study import Method, Study
 from ramp.sampling import BANDS
 
 SOLVED, UNSOLVED = "#4caf50", "#e57373"
-# Verdicts as the judges abbreviate them, so the transition matrices' labels fit.
+# Verdicts as the judges abbreviate them, so the transition matrices' labels fit, in the one
+# order every matrix's rows and columns follow (passed first, the program not run last).
 SHORT_VERDICT = {"PASSED": "OK", "WRONG_ANSWER": "WA", "RUNTIME_ERROR": "RE",
                  "TIME_LIMIT_EXCEEDED": "TLE", "MEMORY_LIMIT_EXCEEDED": "MLE",
-                 "COMPILATION_ERROR": "CE", "OUTPUT_LIMIT_EXCEEDED": "OLE"}
+                 "OUTPUT_LIMIT_EXCEEDED": "OLE", "COMPILATION_ERROR": "CE", NOT_RUN: "NR"}
+VERDICT_MEANING = {"OK": "passed", "WA": "wrong answer", "RE": "runtime error",
+                   "TLE": "time limit", "MLE": "memory limit", "OLE": "output limit",
+                   "CE": "compilation error", "NR": "not run"}
 
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -64,8 +74,65 @@ def _bands(per_task: pd.DataFrame, column: str) -> pd.DataFrame:
     return pd.DataFrame({"solved": solved, "unsolved": total - solved, "total": total})
 
 
+def _figure2_methods(study: Study) -> tuple[Method, ...]:
+    """The paper's Figure 2 (right) sets RAMP beside the baseline with the highest score: the
+    main method and the other with the highest cumulative, then strict, pass@1 (first listed
+    on a tie)."""
+    others = [m for m in study.methods if m != study.main]
+    if not others:
+        return (study.main,)
+
+    def score(m: Method) -> tuple[float, float]:
+        return (_final(study, m, "cumulative"), _final(study, m, "strict"))
+
+    best = max(others, key=score)  # max keeps the first of equal scores
+    return (study.main, best)
+
+
+def _final(study: Study, method: Method, metric: str) -> float:
+    curve = _curve(study, method, metric)
+    return float(curve.iloc[-1]) if len(curve) else 0.0
+
+
+def _bands_by_method(ax, study: Study, methods: tuple[Method, ...]) -> None:
+    """Per difficulty band, one stacked bar per method: solved (green) under unsolved (red),
+    each part labelled with its count; methods told apart by hatching and their name below."""
+    frames = {m: _bands(study.of(study.task_scores, m), "cumulative") for m in methods}
+    order = [b for b in BANDS if any(b in f.index for f in frames.values())]
+    width = 0.8 / len(methods)
+    hatches = ("", "//", "..", "xx")
+    for i, (m, b) in enumerate(frames.items()):
+        b = b.reindex(order, fill_value=0)
+        x = np.arange(len(order)) - 0.4 + width * (i + 0.5)
+        hatch = hatches[i % len(hatches)]
+        low = ax.bar(x, b["solved"], width, color=SOLVED, hatch=hatch, edgecolor="white")
+        high = ax.bar(x, b["unsolved"], width, bottom=b["solved"], color=UNSOLVED, hatch=hatch,
+                      edgecolor="white")
+        for bars, counts in ((low, b["solved"]), (high, b["unsolved"])):
+            ax.bar_label(bars, labels=[str(int(c)) if c else "" for c in counts],
+                         label_type="center", fontsize=8)
+        for xi in x:
+            ax.text(xi, -0.02, study.name(m), rotation=90, ha="center", va="top", fontsize=7,
+                    transform=ax.get_xaxis_transform())
+    totals = frames[methods[0]].reindex(order, fill_value=0)["total"]
+    ax.set_xticks(np.arange(len(order)), [f"{band}\n(n={int(n)})" for band, n in totals.items()])
+    ax.tick_params(axis="x", pad=58 if len(methods) > 1 else 40)
+    ax.set_ylim(0, 1.12 * max(1, int(totals.max()) if len(totals) else 1))
+    versus = " vs ".join(study.name(m) for m in methods)
+    ax.set(xlabel="difficulty (Codeforces rating; n = tasks in the range)",
+           ylabel="tasks (cumulative)", title=f"Solved and unsolved by difficulty: {versus}")
+    handles = [Patch(color=SOLVED, label="solved"), Patch(color=UNSOLVED, label="unsolved")]
+    if len(methods) > 1:
+        handles += [Patch(facecolor="lightgrey", hatch=hatches[i % len(hatches)],
+                          edgecolor="white", label=study.name(m)) for i, m in enumerate(methods)]
+    ax.legend(handles=handles, fontsize=8, loc="upper right")
+    _integer(ax.yaxis)
+
+
 def figure2(study: Study) -> Figure:
-    """Left: cumulative pass@1 per iteration, every method. Right: solved/unsolved per band."""
+    """Left: cumulative pass@1 per iteration, every method. Right: solved and unsolved tasks
+    per difficulty band of the main method and the other with the highest score (the paper's
+    RAMP beside its best baseline)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     best = []
     for i, m in enumerate(study.methods):
@@ -78,18 +145,7 @@ def figure2(study: Study) -> Figure:
              title="Cumulative pass@1 per iteration")
     _legend_below(left, len(study.methods))
     _integer(left.xaxis)
-    # Solved tasks per band, one bar per method; the band's task count is in its tick label
-    # (unsolved = that count minus the bar), which stays readable with Table 1's seven methods.
-    rows = []
-    for m in study.methods:
-        b = _bands(study.of(study.task_scores, m), "cumulative")
-        rows += [{"band": f"{band}\n(n={int(r.total)})", "method": study.name(m),
-                  "solved": r.solved} for band, r in b.iterrows()]
-    sns.barplot(pd.DataFrame(rows), x="band", y="solved", hue="method", ax=right)
-    right.set(xlabel="difficulty (Codeforces rating; n = tasks in the range)",
-              ylabel="tasks solved (cumulative)", title="Solved by difficulty")
-    right.legend(fontsize=8)
-    _integer(right.yaxis)
+    _bands_by_method(right, study, _figure2_methods(study))
     _model_title(fig, study)
     fig.tight_layout()
     return fig
@@ -144,17 +200,32 @@ def figure4(study: Study, method: Method | None = None) -> Figure:
     counts = study.of(study.transitions, m)
     for ax, convention in zip(axes[1:], ("recorded", "measured"), strict=True):
         mat = matrix(counts, convention, "first_passing") if len(counts) else pd.DataFrame()
+        key = ""
         if mat.empty:
             ax.text(0.5, 0.5, f"no '{convention}' outcomes", ha="center", va="center")
         else:
-            mat = mat.rename(index=SHORT_VERDICT, columns=SHORT_VERDICT)
+            mat = verdict_matrix(mat)
             sns.heatmap(mat, annot=True, fmt="d", cmap="Blues", cbar=False, ax=ax)
             ax.tick_params(axis="both", rotation=0)
-        ax.set(xlabel="after repair (per hidden test; OK = passed, WA, RE, TLE, MLE, CE)",
-               ylabel=f"before ({convention})",
+            shown = set(mat.columns) | set(mat.index)
+            key = "\n" + textwrap.fill(", ".join(
+                f"{v} = {VERDICT_MEANING[v]}" for v in SHORT_VERDICT.values() if v in shown), 80)
+        ax.set(xlabel=f"after repair (per hidden test){key}", ylabel=f"before ({convention})",
                title=f"Outcome transitions, before = {convention}")
     fig.tight_layout()
     return fig
+
+
+def verdict_matrix(mat: pd.DataFrame) -> pd.DataFrame:
+    """A before x after count matrix with its verdicts abbreviated, rows and columns in the
+    one order of :data:`SHORT_VERDICT`; only verdicts that occur have a row or a column (a
+    verdict outside that order would follow it, by name)."""
+    def order(names) -> list[str]:
+        known = [v for v in SHORT_VERDICT if v in set(names)]
+        return known + sorted(set(names) - set(SHORT_VERDICT))
+
+    mat = mat.loc[order(mat.index), order(mat.columns)]
+    return mat.rename(index=SHORT_VERDICT, columns=SHORT_VERDICT)
 
 
 def figure5(study: Study, method: Method | None = None) -> Figure:
@@ -192,27 +263,45 @@ def _seconds(study: Study, method: Method, policy: str) -> float | None:
 
 
 def figure6(study: Study) -> Figure:
-    """Left: pass@1 vs summed compute time per method (filled) and with E.S. (hollow). Right:
-    overlap of the solved sets: tasks solved by both of two methods (diagonal: by one)."""
+    """Left: pass@1 vs summed compute time per method: strict (filled square) and cumulative
+    (filled circle) of the full run, joined, and with E.S. (hollow ring, drawn on top and
+    larger, so it shows even where it coincides with a filled marker). Right: overlap of the
+    solved sets: tasks solved by both of two methods (diagonal: by one)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.2))
+    n = len(study.methods)
     for i, m in enumerate(study.methods):
-        for policy, metric, face in (("full", "cumulative", f"C{i}"),
-                                     ("early_stop", "early_stop", "none")):
-            seconds = _seconds(study, m, policy)
-            curve = _curve(study, m, metric)
-            if seconds is None or curve.empty:
-                continue
-            # One legend entry per method: the title says what a hollow marker is.
-            label = study.name(m) if policy == "full" else "_nolegend_"
-            # Later methods get smaller markers, so methods at the same point show as rings.
-            size = 50 + 18 * (len(study.methods) - 1 - i)
-            left.scatter(seconds / 3600, curve.iloc[-1], s=size, marker="o", facecolors=face,
-                         edgecolors=f"C{i}", linewidths=1.5, label=label)
-    left.set(xlabel="compute time (hours, summed over stages)", ylabel="cumulative pass@1 (%)",
-             title="pass@1 vs time (hollow: early stopping)")
+        color = f"C{i}"
+        # Later methods get smaller markers, so methods at the same point show as rings.
+        size = 50 + 18 * (n - 1 - i)
+        full = _seconds(study, m, "full")
+        if full is not None:
+            strict, cumulative = _final(study, m, "strict"), _final(study, m, "cumulative")
+            hours = full / 3600
+            left.plot([hours, hours], [strict, cumulative], color=color, linewidth=1,
+                      zorder=1)
+            # The circle on the square, smaller and white-edged: equal scores show both.
+            left.scatter(hours, strict, s=size, marker="s", color=color, zorder=2)
+            left.scatter(hours, cumulative, s=0.55 * size, marker="o", color=color,
+                         edgecolors="white", linewidths=1, zorder=2.5, label=study.name(m))
+        early = _seconds(study, m, "early_stop")
+        if early is not None and not _curve(study, m, "early_stop").empty:
+            left.scatter(early / 3600, _final(study, m, "early_stop"), s=2.6 * size + 60,
+                         marker="o", facecolors="none", edgecolors=color, linewidths=2,
+                         zorder=3)
+    left.set(xlabel="compute time (hours, summed over stages)", ylabel="pass@1 (%)",
+             title="pass@1 vs time")
     left.set_ylim(bottom=0, top=max(1.0, left.get_ylim()[1] * 1.1))
+    left.set_xlim(left=0)
     if left.collections:
-        _legend_below(left, len(study.methods))
+        grey = {"color": "grey", "linestyle": "none"}
+        keys = [Line2D([], [], marker="s", label="strict", **grey),
+                Line2D([], [], marker="o", label="cumulative", **grey),
+                Line2D([], [], marker="o", markerfacecolor="none", markersize=10,
+                       markeredgewidth=2, label="early stopping (E.S.)", **grey)]
+        methods, names = left.get_legend_handles_labels()
+        left.legend(handles=[*methods, *keys], labels=[*names, *(k.get_label() for k in keys)],
+                    fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+                    ncols=min(4, len(names) + 3), frameon=False)
     solved = {study.name(m): study.solved(m) for m in study.methods}
     _overlap(right, solved)
     _model_title(fig, study)
@@ -237,3 +326,68 @@ def _overlap(ax, sets: dict[str, set[str]]) -> None:
     ax.tick_params(axis="x", rotation=45)
     ax.set(xlabel="method", ylabel="method (tasks only it solved)",
            title="Solved tasks shared (diagonal: solved)")
+
+
+def figure_authors(study: Study, frames: dict[Method, pd.DataFrame]) -> Figure:
+    """The authors' released outcome beside ours on the tasks both ran. Left: one row per
+    task (grouped by problem, easiest first), one column for theirs and ours (cumulative,
+    strict) per compared method; a filled cell is a solved task. Right: how often ours agrees
+    with theirs. ``frames``: per method, ramp.analysis.authors.side_by_side."""
+    frames = {m: f for m, f in frames.items() if len(f)}
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, max(4.5, 0.22 * _rows(frames) + 2)),
+                                      gridspec_kw={"width_ratios": [1.1, 1]})
+    if not frames:
+        for ax in (left, right):
+            ax.text(0.5, 0.5, "no task in common with the authors' outcomes", ha="center",
+                    va="center")
+            ax.set(xlabel="", ylabel="tasks", xticks=[], yticks=[])
+        left.set_title("Authors' outcomes beside ours")
+        return fig
+    first = next(iter(frames.values()))
+    columns = {"authors": first["authors_solved"].to_numpy(bool)}
+    for m, f in frames.items():
+        ours = f.set_index("task_id").reindex(first["task_id"])
+        for score in ("cumulative", "strict"):
+            columns[f"{study.name(m)}\n{score}"] = ours[score].to_numpy(bool)
+    grid = np.column_stack(list(columns.values())).astype(int)
+    left.imshow(grid, cmap=ListedColormap([UNSOLVED, SOLVED]), aspect="auto", vmin=0, vmax=1)
+    left.set_xticks(np.arange(len(columns)), list(columns), fontsize=8)
+    labels = [f"{t[:8]} ({p[:6]}, {d})" for t, p, d in
+              zip(first["task_id"], first["problem_id"].astype(str), first["difficulty"],
+                  strict=True)]
+    left.set_yticks(np.arange(len(labels)), labels, fontsize=7)
+    # A line between problems: the tasks of one problem (one statement) sit together.
+    problems = first["problem_id"].to_numpy()
+    change = np.flatnonzero(problems[1:] != problems[:-1])
+    for y in change:
+        left.axhline(y + 0.5, color="white", linewidth=1.5)
+    for x in range(1, len(columns)):  # theirs apart from ours, then method from method
+        left.axvline(x - 0.5, color="white", linewidth=3 if x % 2 else 1)
+    left.set(xlabel="outcome (green: solved, red: not)",
+             ylabel="task (problem, difficulty)", title="Authors' outcomes beside ours")
+    rows = []
+    for m, f in frames.items():
+        for score in ("cumulative", "strict"):
+            rows.append((f"{study.name(m)} {score}", agreement(f["authors_solved"], f[score])))
+    colours = (SOLVED, "tab:orange", "tab:blue", UNSOLVED)
+    y = np.arange(len(rows))
+    start = np.zeros(len(rows))
+    for name, colour in zip(AGREEMENT, colours, strict=True):
+        counts = np.array([r[name] for _, r in rows])
+        bars = right.barh(y, counts, left=start, color=colour, label=name)
+        right.bar_label(bars, labels=[str(c) if c else "" for c in counts],
+                        label_type="center", fontsize=8)
+        start += counts
+    right.set_yticks(y, [name for name, _ in rows])
+    right.invert_yaxis()
+    right.set(xlabel=f"tasks ({len(first)} in both studies)", ylabel="our score",
+              title="Agreement with the authors (theirs is cumulative)")
+    right.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=4,
+                 frameon=False)
+    _integer(right.xaxis)
+    fig.tight_layout()
+    return fig
+
+
+def _rows(frames: dict[Method, pd.DataFrame]) -> int:
+    return max((len(f) for f in frames.values()), default=0)

@@ -23,7 +23,8 @@ FIGURES: dict[str, tuple[Callable[[Study], Figure], str]] = {
 TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "table1": (tables.table1, "Table 1: pass@1 (%) per method"),
     "paired": (tables.paired, "Each method against the main one on the same tasks "
-               "(cumulative; exact McNemar test)"),
+               "(cumulative; exact McNemar test; difference, bootstrap interval and "
+               "permutation test with problems as units)"),
     "solved_tasks": (tables.solved_tasks, "Tasks repaired, per method (t2: first hidden pass at "
                      "iteration 2, returned; (t2): passed, but another program was returned)"),
     "acceptance": (tables.acceptance, "Own tests vs hidden tests, per candidate (does the "
@@ -35,19 +36,37 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "cost_summary": (tables.cost_summary, "Cost per method (full run; E.S.: early stopping)"),
     "costs": (tables.cost_table, "Cost per method and stage (full run)"),
 }
+# Text under a table in the summary: how to read it, drawn from the study like the table.
+NOTES: dict[str, Callable[[Study], str]] = {"table1": tables.interval_note}
+# The side-by-side with the RAMP authors' released outcomes, drawn when the study is given
+# their file: a per-task table, the agreement counts and a figure.
+AUTHORS_TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
+    "authors": (tables.authors_table, "The RAMP authors' released outcome beside ours, per "
+                "task (theirs checks hidden tests every iteration: a cumulative score)"),
+    "authors_agreement": (tables.authors_agreement, "Agreement with the authors' outcomes on "
+                          "the tasks both ran"),
+}
+AUTHORS_FIGURE = "authors"
 FORMATS = ("png", "pdf")
 # The frames every table and figure is drawn from, written beside them as the run's small,
 # committable record (one row per method x ...; no program text, no data-set text).
 DATA_NAMES = (*RUN_FILES, "oracle", "oracle_programs")
 
 
-def figure_paths(out_dir: str | os.PathLike[str], *, summary: bool = True) -> list[str]:
+def figure_paths(
+    out_dir: str | os.PathLike[str], *, summary: bool = True, authors: bool = False
+) -> list[str]:
     """Every file :func:`render_study` writes (what a rule declares as its outputs), the
-    summary last unless ``summary`` is False."""
+    summary last unless ``summary`` is False; ``authors``: the study is given the authors'
+    outcomes (their side-by-side tables, figure and frame)."""
     out = Path(out_dir)
     paths = [out / f"{name}.{ext}" for name in FIGURES for ext in FORMATS]
     paths += [out / "tables" / f"{name}.csv" for name in TABLES]
     paths += [out / "data" / f"{name}.parquet" for name in DATA_NAMES]
+    if authors:
+        paths += [out / f"{AUTHORS_FIGURE}.{ext}" for ext in FORMATS]
+        paths += [out / "tables" / f"{name}.csv" for name in AUTHORS_TABLES]
+        paths.append(out / "data" / "authors.parquet")
     if summary:
         paths.append(out / "summary.md")
     return [str(p) for p in paths]
@@ -71,10 +90,42 @@ def _markdown(df: pd.DataFrame) -> str:
 
 
 def source_data(study: Study) -> dict[str, pd.DataFrame]:
-    """The study's frames as written to ``data/``: oracle programs without their code."""
+    """The study's frames as written to ``data/``: oracle programs without their code, and
+    the authors' outcomes (task ids and outcomes only) when the study has them."""
     frames = {name: getattr(study, name) for name in DATA_NAMES}
     frames["oracle_programs"] = frames["oracle_programs"].drop(columns="code", errors="ignore")
+    if study.authors is not None:
+        frames["authors"] = study.authors
     return frames
+
+
+def _table(df: pd.DataFrame, out: Path, name: str) -> str:
+    """Write one table's CSV; its Markdown for the summary."""
+    with atomic_path(out / "tables" / f"{name}.csv") as tmp:
+        df.to_csv(tmp, index=False)
+    return _markdown(df)
+
+
+def _render_authors(study: Study, out: Path) -> list[str]:
+    """The side-by-side files; the summary's section only when some task is shared."""
+    sections = [(title, _table(build(study), out, name))
+                for name, (build, title) in AUTHORS_TABLES.items()]
+    frames = tables.authors_side_by_side(study)
+    save_figure(plots.figure_authors(study, frames), out / AUTHORS_FIGURE)
+    shared = max((len(f) for f in frames.values()), default=0)
+    if not shared:
+        return []
+    lines = [f"## The authors' outcomes beside ours ({shared} tasks in both)", "",
+             f"The RAMP authors released their per-task outcome ({len(study.authors)} tasks); "
+             f"{shared} of them are in this study. Theirs is a cumulative score (their runner "
+             "checks the hidden tests after every iteration), so compare it with our "
+             "cumulative column; our strict one is what a run that never sees the hidden "
+             "tests returns. Their backbone and ours may differ: the table says where the "
+             "two studies agree, not why.", ""]
+    for title, text in sections:
+        lines += [f"### {title}", "", text, ""]
+    lines += [f"![{AUTHORS_FIGURE}]({AUTHORS_FIGURE}.png)", ""]
+    return lines
 
 
 def render_study(study: Study, out_dir: str | os.PathLike[str], about: str = "") -> str:
@@ -91,13 +142,14 @@ def render_study(study: Study, out_dir: str | os.PathLike[str], about: str = "")
              "*cumulative*: some iteration's candidate did (the paper's convention). "
              "E.S.: the Discussion's early stopping on a hidden pass. See docs/metrics.md.", ""]
     for name, (build, title) in TABLES.items():
-        df = build(study)
-        with atomic_path(out / "tables" / f"{name}.csv") as tmp:
-            df.to_csv(tmp, index=False)
-        lines += [f"## {title}", "", _markdown(df), ""]
+        lines += [f"## {title}", "", _table(build(study), out, name), ""]
+        note = NOTES[name](study) if name in NOTES else ""
+        lines += [note, ""] if note else []
     for name, (draw, title) in FIGURES.items():
         save_figure(draw(study), out / name)
         lines += [f"## {name.capitalize()}: {title}", "", f"![{name}]({name}.png)", ""]
+    if study.authors is not None:
+        lines += _render_authors(study, out)
     for name, df in source_data(study).items():
         write_parquet(df, out / "data" / f"{name}.parquet")
     lines += ["## Source data", "",
@@ -112,6 +164,8 @@ def combine_summaries(parts: Sequence[str | os.PathLike[str]], out: str | os.Pat
     """figures/summary.md: each subset's summary, its image links made relative to figures/."""
     texts = []
     for p in map(Path, parts):
-        text = p.read_text(encoding="utf-8").replace("](figure", f"]({p.parent.name}/figure")
+        text = p.read_text(encoding="utf-8")
+        for stem in ("figure", AUTHORS_FIGURE):
+            text = text.replace(f"]({stem}", f"]({p.parent.name}/{stem}")
         texts.append(text.replace("\n# ", "\n## ").replace("# RAMP", "## RAMP", 1))
     write_text(out, "# RAMP results\n\n" + "\n\n".join(texts))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ramp.analysis.authors import read_outcomes
 from ramp.runs import identities
 
 RUN_FILES = ("scores", "task_scores", "transitions", "costs", "hidden_attempts")
@@ -29,7 +30,9 @@ class Method:
 
 @dataclass(frozen=True)
 class Study:
-    """Every run's tables of one subset; ``oracle`` is empty when that stage did not run."""
+    """Every run's tables of one subset; ``oracle`` is empty when that stage did not run;
+    ``authors``: the RAMP authors' released per-task outcomes (ramp.analysis.authors), None
+    when none were given."""
 
     subset: str
     methods: tuple[Method, ...]
@@ -40,6 +43,7 @@ class Study:
     hidden_attempts: pd.DataFrame
     oracle: pd.DataFrame
     oracle_programs: pd.DataFrame
+    authors: pd.DataFrame | None = None
 
     @property
     def main(self) -> Method:
@@ -75,8 +79,10 @@ def load_study(
     runs: Mapping[str, Sequence[str | os.PathLike[str]]],
     oracle: str | os.PathLike[str] | None = None,
     oracle_programs: str | os.PathLike[str] | None = None,
+    authors: str | os.PathLike[str] | None = None,
 ) -> Study:
-    """``runs`` maps each name of :data:`RUN_FILES` to that table of every run of the subset."""
+    """``runs`` maps each name of :data:`RUN_FILES` to that table of every run of the subset;
+    ``authors``: the authors' outcomes file (JSON Lines), if any."""
     frames = {name: _gather(runs.get(name, ())) for name in RUN_FILES}
     if frames["scores"].empty:
         raise ValueError(f"subset {subset!r}: no run to render")
@@ -86,5 +92,6 @@ def load_study(
         methods=methods,
         oracle=pd.read_parquet(oracle) if oracle else pd.DataFrame(),
         oracle_programs=pd.read_parquet(oracle_programs) if oracle_programs else pd.DataFrame(),
+        authors=read_outcomes(authors) if authors else None,
         **frames,
     )

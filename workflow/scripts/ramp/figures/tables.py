@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ramp.analysis.authors import AGREEMENT, agreement, side_by_side
 from ramp.analysis.costs import EXECUTOR_STAGES
 from ramp.analysis.oracle import CATEGORIES
 from ramp.analysis.oracle import table3 as oracle_counts
 from ramp.analysis.scores import final_score
-from ramp.analysis.uncertainty import paired_p_value, rate_interval
+from ramp.analysis.uncertainty import (
+    RESAMPLES,
+    paired_p_value,
+    paired_problem_comparison,
+    problem_bootstrap_interval,
+    rate_interval,
+)
 from ramp.figures.study import Method, Study
 
 # The paper's column labels for each ablation, in its order; RAMP itself closes each table.
@@ -47,43 +54,98 @@ def _interval(score: float, tasks: int) -> str:
     return f"{_pct(low)}-{_pct(high)}"
 
 
+def _problem_interval(per_task: pd.DataFrame, column: str) -> str:
+    """The 95% interval of a per-task pass@1 from a bootstrap over problems, in %."""
+    if per_task.empty:
+        return ""
+    low, high = problem_bootstrap_interval(per_task[column].astype(bool).tolist(),
+                                           per_task["problem_id"].tolist())
+    return f"{_pct(low)}-{_pct(high)}"
+
+
 def table1(study: Study) -> pd.DataFrame:
-    """Pass@1 per method (variant x model), strict and cumulative, with task counts and the
-    95% interval of each per-task score (a few dozen tasks leave wide ones)."""
+    """Pass@1 per method (variant x model), strict and cumulative, with task counts and two
+    95% intervals of each per-task score (a few dozen tasks leave wide ones): Wilson's, which
+    counts the tasks as independent, and a bootstrap over problems, which does not."""
     rows = []
     for m in study.methods:
-        n = len(study.of(study.task_scores, m))
+        per_task = study.of(study.task_scores, m)
+        n = len(per_task)
         s = study.of(study.scores, m)
         rows.append({"method": m.variant, "model": m.model, "tasks": n,
                      **method_scores(study, m),
                      "strict 95% CI": _interval(final_score(s, "strict"), n),
-                     "cumulative 95% CI": _interval(final_score(s, "cumulative"), n)})
+                     "cumulative 95% CI": _interval(final_score(s, "cumulative"), n),
+                     "strict 95% CI (problems)": _problem_interval(per_task, "strict"),
+                     "cumulative 95% CI (problems)": _problem_interval(per_task, "cumulative")})
         if (s["metric"] == "early_stop").any():
             score = final_score(s, "early_stop")
             value = _pct(score)
             per_problem = _pct(final_score(s, "early_stop", "problem"))
+            # The early-stopping rule returns the first hidden pass: its score is cumulative.
+            problems = _problem_interval(per_task, "cumulative")
             rows.append({"method": f"{m.variant} E.S.", "model": m.model, "tasks": n,
                          "strict pass@1": value, "cumulative pass@1": value,
                          "strict (per problem)": per_problem,
                          "cumulative (per problem)": per_problem,
                          "strict 95% CI": _interval(score, n),
-                         "cumulative 95% CI": _interval(score, n)})
+                         "cumulative 95% CI": _interval(score, n),
+                         "strict 95% CI (problems)": problems,
+                         "cumulative 95% CI (problems)": problems})
     return pd.DataFrame(rows)
+
+
+def interval_note(study: Study) -> str:
+    """Which of Table 1's intervals (and which paired test) to read, from how the study's
+    tasks fall into problems."""
+    per_task = study.of(study.task_scores, study.main)
+    if per_task.empty:
+        return ""
+    sizes = per_task.groupby("problem_id").size()
+    how = (f"Intervals: *95% CI* is Wilson's, *(problems)* a bootstrap over problems (BCa, "
+           f"{RESAMPLES:,} resamples, seed 0: the same numbers on every rendering). ")
+    if sizes.max() == 1:
+        return how + (f"Each of the {len(per_task)} tasks is a problem of its own, so both "
+                      "estimate the same thing: read Wilson's, which is the more accurate of "
+                      "the two with this few tasks, and the exact McNemar test.")
+    return how + (
+        f"The {len(per_task)} tasks come from {len(sizes)} problems, the largest with "
+        f"{sizes.max()} tasks. The programs of one problem tend to be repaired or missed "
+        "together, so the tasks are not independent draws, and Wilson's interval, which counts "
+        f"{len(per_task)} of them, is too narrow wherever solved tasks share a problem. Read the "
+        "*(problems)* interval: it resamples problems with all their tasks. Two exceptions, "
+        "where a bootstrap's own weakness shows: a method that solved no task (or every one) "
+        "gets no spread at all, and a few solved tasks, each in a problem of its own, get too "
+        "short an upper tail; where the *(problems)* interval is the narrower one, read "
+        "Wilson's. In short: the wider of the two. In the paired table, likewise, read the "
+        "permutation test over problems rather than McNemar's, which counts tasks.")
 
 
 def paired(study: Study) -> pd.DataFrame:
     """Every other method against the study's main one (RAMP) on the same tasks, cumulative:
-    tasks both solved, only one solved, and the exact McNemar p-value of the difference."""
+    tasks both solved, only one solved, and the exact McNemar p-value of the difference
+    (tasks as units); then the difference in points (this method minus the main one), its
+    95% interval from a paired bootstrap over problems and a permutation test swapping whole
+    problems (problems as units)."""
     main = study.main
     solved = {m: study.solved(m) for m in study.methods}
+    ours = study.of(study.task_scores, main)[["task_id", "problem_id", "cumulative"]]
     rows = []
     for m in study.methods:
         if m == main:
             continue
         only_main, only_other = len(solved[main] - solved[m]), len(solved[m] - solved[main])
+        both = ours.merge(study.of(study.task_scores, m)[["task_id", "cumulative"]],
+                          on="task_id", suffixes=("_main", "_other"))
+        c = paired_problem_comparison(both["cumulative_other"].astype(bool).tolist(),
+                                      both["cumulative_main"].astype(bool).tolist(),
+                                      both["problem_id"].tolist())
         rows.append({"method": study.name(m), "both solved": len(solved[main] & solved[m]),
                      f"only {study.name(main)}": only_main, "only this method": only_other,
-                     "McNemar exact p": round(paired_p_value(only_main, only_other), 3)})
+                     "McNemar exact p": round(paired_p_value(only_main, only_other), 3),
+                     "difference (points)": _pct(c.difference),
+                     "difference 95% CI (problems)": f"{_pct(c.low)} to {_pct(c.high)}",
+                     "permutation p (problems)": round(c.p_value, 3)})
     return pd.DataFrame(rows)
 
 
@@ -118,7 +180,10 @@ def acceptance(study: Study) -> pd.DataFrame:
     """Each iterating method's own check (RAMP: its generated tests; a baseline: the statement's
     sample tests) against the hidden tests, per candidate: how many candidates the check
     accepted, and how many of those, and of the rejected ones, pass every hidden test. A method
-    without a check (one attempt per task, none accepted: Zero-Shot, Few-Shot) has no row."""
+    without a check (one attempt per task, none accepted: Zero-Shot, Few-Shot) has no row.
+    Where the runs were scored with the statement's sample tests too, the last two columns
+    count the candidates that pass them, and of those the ones that pass hidden (a stop rule
+    on the samples); a statement without samples counts as not passed."""
     rows = []
     for m in study.methods:
         h = study.of(study.hidden_attempts, m)
@@ -129,13 +194,18 @@ def acceptance(study: Study) -> pd.DataFrame:
         hidden = h["passed_hidden"].fillna(False).astype(bool)
         if not accepted.any() and h.groupby("task_id").size().max() == 1:
             continue
-        rows.append({
+        row = {
             "method": study.name(m), "candidates": len(h),
             "accepted by its own tests": int(accepted.sum()),
             "accepted, pass hidden": int((accepted & hidden).sum()),
             "rejected": int((~accepted).sum()),
             "rejected, pass hidden": int((~accepted & hidden).sum()),
-        })
+        }
+        if "passed_samples" in h.columns and h["passed_samples"].notna().any():
+            samples = h["passed_samples"].astype("boolean").fillna(False).astype(bool)
+            row |= {"pass the samples": int(samples.sum()),
+                    "pass the samples, pass hidden": int((samples & hidden).sum())}
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -234,3 +304,55 @@ def cost_table(study: Study) -> pd.DataFrame:
     df = c.loc[used, cols].reset_index(drop=True)
     df["seconds"] = df["seconds"].round(1)
     return df
+
+
+def authors_methods(study: Study) -> tuple[Method, ...]:
+    """The methods compared with the authors' RAMP: the study's main variant, every model."""
+    return tuple(m for m in study.methods if m.variant == study.main.variant)
+
+
+def authors_side_by_side(study: Study) -> dict[Method, pd.DataFrame]:
+    """Per compared method, the tasks it shares with the authors' outcomes (none: empty)."""
+    if study.authors is None:
+        return {}
+    return {m: side_by_side(study.authors, study.of(study.task_scores, m))
+            for m in authors_methods(study)}
+
+
+def authors_table(study: Study) -> pd.DataFrame:
+    """The tasks both studies ran, one row each: the authors' released outcome (cumulative)
+    beside ours, cumulative and strict, per compared method; empty when no task is shared."""
+    frames = {m: f for m, f in authors_side_by_side(study).items() if len(f)}
+    if not frames:
+        return pd.DataFrame()
+    first = next(iter(frames.values()))
+    out = pd.DataFrame({"task": first["task_id"].str[:8], "problem": first["problem_id"].str[:8],
+                        "difficulty": first["difficulty"],
+                        "authors (cumulative)": _solved(first["authors_solved"])})
+    for m, f in frames.items():
+        ours = f.set_index("task_id").reindex(first["task_id"])
+        out[f"{study.name(m)} cumulative"] = _solved(ours["cumulative"]).to_numpy()
+        out[f"{study.name(m)} strict"] = _solved(ours["strict"]).to_numpy()
+    return out
+
+
+def _solved(flags: pd.Series) -> pd.Series:
+    return flags.map(lambda v: "solved" if v is True or v == 1 else "")
+
+
+def authors_agreement(study: Study) -> pd.DataFrame:
+    """On the shared tasks, how our score agrees with the authors' outcome, per compared
+    method and score: tasks both solved, only theirs, only ours, neither."""
+    rows = []
+    for m, f in authors_side_by_side(study).items():
+        if f.empty:
+            continue
+        for score in ("cumulative", "strict"):
+            counts = agreement(f["authors_solved"], f[score])
+            rows.append({"method": study.name(m), "our score": score, "tasks": len(f),
+                         "authors solved": int(f["authors_solved"].sum()),
+                         "we solved": int(f[score].sum()), **counts,
+                         "agree": counts["both solved"] + counts["neither"]})
+    columns = ["method", "our score", "tasks", "authors solved", "we solved", *AGREEMENT,
+               "agree"]
+    return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame()
