@@ -1,5 +1,6 @@
 # The paper's tables and figures from the scored Parquet only: re-rendering never reruns a
 # model stage. One folder per subset, and figures/summary.md gathering them.
+from ramp.figures.render import study_line
 
 # Must match ramp.figures.render.figure_paths (tests/analysis/test_rules.py checks it).
 FIGURE_NAMES = ["figure2", "figure3", "figure4", "figure5", "figure6"]
@@ -29,8 +30,7 @@ rule render_figures:
         "Rendering the tables and figures of '{wildcards.subset}'"
     params:
         run_dirs=lambda w: study_runs(w.subset),
-        about=(f"Study `{STUDY_NAME or 'default'}`: a budget of K = {ITERATIONS} iteration(s) "
-               "for every iterating method."),
+        about=study_line(STUDY_NAME, ITERATIONS),
     conda:
         "../../envs/executor.yaml"
     script:
@@ -50,3 +50,28 @@ rule results_summary:
         "../../envs/executor.yaml"
     script:
         "../scripts/combine_summaries.py"
+
+
+# Every committed study (figures/ and figures/NAME/) redrawn from the frames in its subsets'
+# data/ folders alone: no run folder, model, Ruby or data set, in seconds. The data folders are
+# inputs as folders, not file by file: their files are also render_figures outputs, and naming
+# them would make Snakemake rebuild the study that wrote them. Having no outputs, the rule runs
+# whenever it is asked for; the figure code it draws with is an input all the same.
+from pathlib import Path
+
+from ramp.figures.rerender import committed_studies
+
+
+rule rerender:
+    input:
+        figures="figures",
+        data=[f"{s.root}/{subset}/data" for s in committed_studies("figures") for subset in s.subsets],
+        code=sorted(str(p) for p in Path("workflow/scripts/ramp/figures").glob("*.py")),
+    log:
+        "logs/rerender.log",
+    message:
+        "Redrawing the committed studies' figures, tables and summaries from their source data"
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/rerender_figures.py"
