@@ -5,6 +5,7 @@
 #   ./ramp.sh workflow [SNAKEMAKE ARGS...]   set up, then `snakemake --cores 2 all` (default config)
 #   ./ramp.sh test [PYTEST ARGS...]          set up, then ruff + the whole test suite
 #   ./ramp.sh setup                          only install (Ruby, venv, Python packages, model)
+#   ./ramp.sh rerender [SNAKEMAKE ARGS...]   venv only, then redraw the committed figures (no model)
 #   ./ramp.sh snakemake ARGS...              any snakemake command inside the project's venv
 #   ./ramp.sh unlock                         drop the locks a killed run left (workflow does it)
 #
@@ -104,6 +105,12 @@ case "$cmd" in
     unlock)
         unlock_if_stale
         ;;
+    rerender)
+        # The committed figures are drawn from their committed frames: no Ruby, model or data set.
+        "$PY" -c 'import venv, ensurepip' 2>/dev/null || apt_install python3 python3-venv
+        setup_python
+        exec "$VENV/bin/snakemake" --cores "$CORES" rerender "$@"
+        ;;
     snakemake)
         setup
         exec "$VENV/bin/snakemake" "$@"
@@ -114,7 +121,7 @@ case "$cmd" in
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     *)
-        sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
         [ -z "$cmd" ] || die "unknown command '$cmd'"
         exit 2
         ;;

@@ -1,9 +1,12 @@
 """Tokens/s of each CPU backend through ramp.llm versus the library called directly.
 
 Both paths drive the same loaded model, alternating call by call so drift hits both alike;
-only ratios measured in this run are reported. Writes results/benchmarks/llm.json.
+only ratios measured in this run are reported. A row is a backend, or ``transformers-nf4``:
+the paper's 4-bit NF4 (bitsandbytes) on the CPU, far slower (give it few tokens).
+Writes results/benchmarks/llm.json.
 
     .venv/bin/python benchmarks/llm_bench.py [--model qwen2.5-coder-0.5b] [--tokens 32] [--reps 3]
+        [--backends llamacpp transformers transformers-nf4]
 """
 
 from __future__ import annotations
@@ -67,15 +70,23 @@ def _direct_transformers(backend) -> Callable[[tuple, int], int]:
 
 
 DIRECT = {"llamacpp": _direct_llamacpp, "transformers": _direct_transformers}
+# A row's name -> (backend, quantization).
+ROWS = {
+    "llamacpp": ("llamacpp", "none"),
+    "transformers": ("transformers", "none"),
+    "transformers-nf4": ("transformers", "nf4"),
+}
 
 
-def bench(backend_name: str, model: str, tokens: int, reps: int, threads: int) -> dict:
+def bench(row: str, model: str, tokens: int, reps: int, threads: int) -> dict:
+    backend_name, quantization = ROWS[row]
     start = time.perf_counter()
     llm = create_llm(
         ModelSpec(
             name=model,
             backend=backend_name,
             embedded=model,
+            quantization=quantization,
             n_threads=threads,
             context_size=2048,
             batch_size=1,
@@ -114,7 +125,7 @@ def bench(backend_name: str, model: str, tokens: int, reps: int, threads: int) -
             cpu_ratios.append(cpu["direct"] / cpu["layer"])
     rate = {k: v[1] / v[0] for k, v in t.items()}
     return {
-        "backend": backend_name,
+        "backend": row,
         "model": model,
         "load_s": round(load_s, 2),
         "direct_tok_s": round(rate["direct"], 2),
@@ -129,7 +140,7 @@ def bench(backend_name: str, model: str, tokens: int, reps: int, threads: int) -
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="qwen2.5-coder-0.5b")
-    ap.add_argument("--backends", nargs="+", default=["llamacpp", "transformers"])
+    ap.add_argument("--backends", nargs="+", choices=list(ROWS), default=list(ROWS))
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
@@ -137,18 +148,17 @@ def main() -> int:
     args = ap.parse_args()
     rows = [bench(b, args.model, args.tokens, args.reps, args.threads) for b in args.backends]
     head = ("backend", "load s", "direct tok/s", "layer tok/s", "overhead wall", "overhead CPU")
-    print(f"{head[0]:13} {head[1]:>7} {head[2]:>13} {head[3]:>12} {head[4]:>14} {head[5]:>13}")
+    print(f"{head[0]:16} {head[1]:>7} {head[2]:>13} {head[3]:>12} {head[4]:>14} {head[5]:>13}")
     for r in rows:
         print(
-            f"{r['backend']:13} {r['load_s']:7.1f} {r['direct_tok_s']:13.2f} "
+            f"{r['backend']:16} {r['load_s']:7.1f} {r['direct_tok_s']:13.2f} "
             f"{r['layer_tok_s']:12.2f} {r['overhead_pct']:13.1f}% {r['overhead_cpu_pct']:12.1f}%"
         )
     speed = {r["backend"]: r["layer_tok_s"] for r in rows}
-    if {"llamacpp", "transformers"} <= speed.keys():
-        print(
-            f"llamacpp / transformers generation speed: "
-            f"{speed['llamacpp'] / speed['transformers']:.1f}x"
-        )
+    for slower in ("transformers", "transformers-nf4"):
+        if {"llamacpp", slower} <= speed.keys():
+            print(f"llamacpp / {slower} generation speed: "
+                  f"{speed['llamacpp'] / speed[slower]:.1f}x")
     report = {
         "model": args.model,
         "max_new_tokens": args.tokens,

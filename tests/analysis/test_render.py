@@ -492,3 +492,24 @@ def test_authors_side_by_side_is_rendered_only_with_shared_tasks(authored, tmp_p
     # Without the authors' file, nothing of theirs is written.
     text = render_study(replace(authored, authors=None), tmp_path / "u")
     assert not (tmp_path / "u" / "authors.png").exists() and "authors" not in text
+
+
+def test_a_study_redrawn_from_its_source_data_is_the_same_bytes(study, tmp_path):
+    """What render_study wrote in data/ draws every table, figure and summary again, to the
+    byte, without writing data/ anew."""
+    from ramp.figures.render import study_line
+    from ramp.figures.rerender import budget, load_source_data, rerender
+
+    figures = tmp_path / "figures"
+    render_study(study, figures / "s", about=study_line("", K))
+    combine_summaries([figures / "s" / "summary.md"], figures / "summary.md")
+    drawn = {p: p.read_bytes() for p in figures.rglob("*") if p.is_file()}
+    stamps = {p: p.stat().st_mtime_ns for p in (figures / "s" / "data").iterdir()}
+    back = load_source_data(figures / "s")
+    assert back.methods == study.methods and back.subset == "s" and budget(back) == K
+    for p in drawn:
+        if p.suffix != ".parquet":
+            p.unlink()
+    assert rerender(figures) == [figures / "s" / "summary.md", figures / "summary.md"]
+    assert {p: p.read_bytes() for p in drawn} == drawn
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps

@@ -150,11 +150,3 @@ def test_llamacpp_refuses_quantization_flag(small_path):
     with pytest.raises(LLMError, match="takes the quantization the GGUF file has"):
         create_llm(spec)
 
-
-def test_nf4_without_cuda_is_a_clear_error(small_path):
-    torch = pytest.importorskip("torch")
-    if torch.cuda.is_available():
-        pytest.skip("this machine has CUDA")
-    spec = ModelSpec(name="x", backend="transformers", embedded=SMALL, quantization="nf4")
-    with pytest.raises(LLMError, match="quantization nf4 needs a CUDA GPU"):
-        create_llm(spec)

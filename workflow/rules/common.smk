@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from ramp import study_config
-from ramp.figures.render import figure_paths
+from ramp.figures.render import figure_paths, study_line
+from ramp.figures.rerender import committed_studies
 from ramp.figures.study import RUN_FILES as RENDERED_RUN_FILES
 from ramp.runs import RUN_FILES
 
@@ -36,6 +37,9 @@ LOGS = f"logs/studies/{STUDY_NAME}" if STUDY_NAME else "logs"
 # A run's folder and its logs' folder, as wildcard patterns.
 RUN = f"{RESULTS}/runs/{{model}}/{{variant}}/{{subset}}"
 RUN_LOGS = f"{LOGS}/runs/{{model}}/{{variant}}/{{subset}}"
+# The code the figures are drawn with: an input of the rendering rules, so that a change to it
+# redraws them.
+FIGURE_CODE = sorted(str(p) for p in Path("workflow/scripts/ramp/figures").glob("*.py"))
 
 
 def _one_of(names):
@@ -113,6 +117,7 @@ def render_inputs(w):
     """Every run's scored tables of the subset (by name), the subset's oracle analysis and the
     authors' outcomes, if any."""
     inputs = {name: run_files(name)(w) for name in RENDERED_RUN_FILES}
+    inputs["code"] = FIGURE_CODE
     inputs["oracle"] = f"{RESULTS}/analysis/{w.subset}/oracle.parquet"
     inputs["programs"] = f"{RESULTS}/analysis/{w.subset}/oracle_programs.parquet"
     if AUTHORS:

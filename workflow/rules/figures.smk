@@ -14,8 +14,7 @@ rule render_figures:
     message:
         "Rendering the tables and figures of '{wildcards.subset}'"
     params:
-        about=(f"Study `{STUDY_NAME or 'default'}`: a budget of K = {ITERATIONS} iteration(s) "
-               "for every iterating method."),
+        about=study_line(STUDY_NAME, ITERATIONS),
     conda:
         "../../envs/executor.yaml"
     script:
@@ -35,3 +34,25 @@ rule results_summary:
         "../../envs/executor.yaml"
     script:
         "../scripts/combine_summaries.py"
+
+
+# Every committed study (figures/ and figures/NAME/) redrawn from the frames in its subsets'
+# data/ folders alone: no run folder, model, Ruby or data set, in seconds. The data folders are
+# inputs as folders, not file by file: their files are also render_figures outputs, and naming
+# them would make Snakemake rebuild the study that wrote them. Having no outputs, the rule runs
+# whenever it is asked for; the figure code it draws with is an input all the same.
+
+
+rule rerender:
+    input:
+        figures="figures",
+        data=[f"{s.root}/{subset}/data" for s in committed_studies("figures") for subset in s.subsets],
+        code=FIGURE_CODE,
+    log:
+        "logs/rerender.log",
+    message:
+        "Redrawing the committed studies' figures, tables and summaries from their source data"
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/rerender_figures.py"

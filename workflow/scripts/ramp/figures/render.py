@@ -53,6 +53,12 @@ FORMATS = ("png", "pdf")
 DATA_NAMES = (*RUN_FILES, "oracle", "oracle_programs")
 
 
+def study_line(name: str, iterations: int) -> str:
+    """The summary's line on the study under its title: its name and its budget K."""
+    return (f"Study `{name or 'default'}`: a budget of K = {iterations} iteration(s) "
+            "for every iterating method.")
+
+
 def figure_paths(
     out_dir: str | os.PathLike[str], *, summary: bool = True, authors: bool = False
 ) -> list[str]:
@@ -77,7 +83,10 @@ def save_figure(fig: Figure, stem: Path) -> None:
 
     for ext in FORMATS:
         with atomic_path(stem.with_suffix(f".{ext}")) as tmp:
-            fig.savefig(tmp, format=ext, dpi=150, bbox_inches="tight")
+            # No creation date in a PDF: the same frames give the same bytes, so redrawing the
+            # committed figures changes no file unless the drawing did.
+            meta = {"CreationDate": None} if ext == "pdf" else None
+            fig.savefig(tmp, format=ext, dpi=150, bbox_inches="tight", metadata=meta)
     plt.close(fig)
 
 
@@ -128,9 +137,11 @@ def _render_authors(study: Study, out: Path) -> list[str]:
     return lines
 
 
-def render_study(study: Study, out_dir: str | os.PathLike[str], about: str = "") -> str:
+def render_study(study: Study, out_dir: str | os.PathLike[str], about: str = "",
+                 write_data: bool = True) -> str:
     """Render everything for one subset; returns the summary's Markdown. ``about``: a line
-    on the study (its name and budget) under the title."""
+    on the study (its name and budget) under the title (:func:`study_line`). ``write_data``:
+    False when the study was loaded from ``out_dir/data`` itself (re-rendering)."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only, never a window (set here, not at import)
@@ -150,8 +161,9 @@ def render_study(study: Study, out_dir: str | os.PathLike[str], about: str = "")
         lines += [f"## {name.capitalize()}: {title}", "", f"![{name}]({name}.png)", ""]
     if study.authors is not None:
         lines += _render_authors(study, out)
-    for name, df in source_data(study).items():
-        write_parquet(df, out / "data" / f"{name}.parquet")
+    if write_data:
+        for name, df in source_data(study).items():
+            write_parquet(df, out / "data" / f"{name}.parquet")
     lines += ["## Source data", "",
               "`data/*.parquet`: the frames these tables and figures are drawn from "
               "(`pandas.read_parquet`); `model` and `variant` name the method.", ""]

@@ -28,7 +28,8 @@ class ModelSpec:
     embedded: str = ""
     #: a local path or hub id (transformers, llamacpp), or the served model name (openai).
     weights: str = ""
-    #: ``none``, or ``nf4``: 4-bit NormalFloat via bitsandbytes, CUDA only (the paper's setup).
+    #: ``none``, or ``nf4``: 4-bit NormalFloat via bitsandbytes (the paper's setup), on a CUDA
+    #: GPU or the CPU (transformers backend).
     quantization: str = "none"
     #: a Jinja chat-template file; empty uses the template that ships with the weights.
     chat_template: str = ""

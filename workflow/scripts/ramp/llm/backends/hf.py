@@ -1,4 +1,4 @@
-"""transformers + torch: the paper's GPU setup (4-bit NF4 via bitsandbytes) and a CPU fallback.
+"""transformers + torch: the paper's setup (4-bit NF4 via bitsandbytes), on a GPU or the CPU.
 
 GGUF weights (the embedded models) load too: transformers dequantizes them (needs `gguf`).
 Prompts are generated in batches of ``spec.batch_size``, left-padded, which on a GPU is far
@@ -29,23 +29,28 @@ def _device(spec: ModelSpec) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def _compute_dtype(device: str) -> torch.dtype:
+    """The dtype the unquantized layers hold and the 4-bit ones compute in: bfloat16 on a GPU
+    (the paper's setup); float32 on the CPU, where most processors have no fast bfloat16."""
+    return torch.bfloat16 if device == "cuda" else torch.float32
+
+
 def _quantization_config(spec: ModelSpec, device: str) -> Any:
     if spec.quantization == "none":
         return None
-    if device != "cuda":
-        raise LLMError(f"model {spec.name}: quantization {spec.quantization} needs a CUDA GPU")
     try:
-        # Imported only here: bitsandbytes is a CUDA-only extra (`pip install -e '.[gpu]'`).
+        # Imported only here: a model without quantization never loads bitsandbytes, whose
+        # CPU backend (>= 0.47) runs the paper's NF4 where there is no GPU.
         import bitsandbytes  # noqa: F401
         from transformers import BitsAndBytesConfig
     except ImportError as e:
         raise LLMError(
-            f"model {spec.name}: quantization nf4 needs bitsandbytes (`pip install -e '.[gpu]'`)"
+            f"model {spec.name}: quantization nf4 needs bitsandbytes (`pip install -e '.[models]'`)"
         ) from e
     return BitsAndBytesConfig(
         load_in_4bit=True,
         bnb_4bit_quant_type="nf4",
-        bnb_4bit_compute_dtype=torch.bfloat16,
+        bnb_4bit_compute_dtype=_compute_dtype(device),
         bnb_4bit_use_double_quant=True,
     )
 
@@ -112,10 +117,11 @@ class TransformersLLM:
         if spec.chat_template:
             self.tokenizer.chat_template = Path(spec.chat_template).read_text(encoding="utf-8")
         kwargs: dict[str, Any] = dict(extra)
+        kwargs["dtype"] = _compute_dtype(self.device)
         if quant is not None:
-            kwargs.update(quantization_config=quant, device_map="auto")
-        else:
-            kwargs["dtype"] = torch.bfloat16 if self.device == "cuda" else torch.float32
+            # bitsandbytes places the 4-bit layers as it loads them: on the GPU(s), or the CPU.
+            kwargs.update(quantization_config=quant,
+                          device_map="auto" if self.device == "cuda" else "cpu")
         self.model = AutoModelForCausalLM.from_pretrained(where, **kwargs)
         if quant is None:
             self.model.to(self.device)

@@ -1,0 +1,67 @@
+"""Redrawing committed studies from their source data alone: finding them, and the rule."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ramp.figures.render import DATA_NAMES
+from ramp.figures.rerender import CommittedStudy, committed_studies, has_source_data
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _data(folder: Path, names=DATA_NAMES) -> None:
+    (folder / "data").mkdir(parents=True)
+    for name in names:
+        pd.DataFrame({"x": [1]}).to_parquet(folder / "data" / f"{name}.parquet")
+
+
+def test_committed_studies_are_the_subset_folders_with_every_source_frame(tmp_path):
+    figures = tmp_path / "figures"
+    _data(figures / "paper10")
+    _data(figures / "k3" / "paper10")
+    _data(figures / "k3" / "5")
+    _data(figures / "k3" / "all", names=DATA_NAMES[:-1])  # a frame short: not redrawable
+    (figures / "empty" / "paper10").mkdir(parents=True)
+    assert committed_studies(figures) == [
+        CommittedStudy(name="", root=figures, subsets=("paper10",)),
+        CommittedStudy(name="k3", root=figures / "k3", subsets=("5", "paper10")),
+    ]
+    assert not has_source_data(figures / "k3" / "all")
+    assert CommittedStudy("k3", figures / "k3", ()).summary == figures / "k3" / "summary.md"
+
+
+def test_the_repository_commits_redrawable_studies():
+    names = [s.name for s in committed_studies(REPO / "figures")]
+    assert "" in names and "table1-k3" in names
+
+
+@pytest.mark.slow
+def test_rerender_target_redraws_the_committed_studies_byte_for_byte(tmp_path):
+    """`snakemake rerender` in a folder holding only the committed source data (no results, no
+    data set): one job, and every table and summary comes back as committed."""
+    for item in ("Snakefile", "workflow", "config", "prompts", "data"):
+        (tmp_path / item).symlink_to(REPO / item)
+    committed = REPO / "figures"
+    for data in committed.glob("**/data"):
+        shutil.copytree(data, tmp_path / "figures" / data.relative_to(committed))
+    sources = {p: p.read_bytes() for p in (tmp_path / "figures").rglob("*.parquet")}
+    snakemake = [str(Path(sys.executable).with_name("snakemake")), "--cores", "2", "rerender"]
+    done = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "1 of 1 steps (100%) done" in done.stderr
+    tables = sorted(p.relative_to(committed) for p in committed.rglob("*")
+                    if p.suffix in (".csv", ".md"))
+    assert {Path("summary.md"), Path("paper10/tables/table1.csv"),
+            Path("table1-k3/summary.md"), Path("table1-k3/paper10/summary.md")} <= set(tables)
+    for rel in tables:
+        assert (tmp_path / "figures" / rel).read_bytes() == (committed / rel).read_bytes(), rel
+    for figure in committed.rglob("figure*.p*"):
+        assert (tmp_path / "figures" / figure.relative_to(committed)).stat().st_size > 0
+    assert {p: p.read_bytes() for p in sources} == sources  # the source data is only read

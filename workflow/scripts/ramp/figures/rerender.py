@@ -1,0 +1,107 @@
+"""Redraw the committed studies from their source data alone: no run, model, Ruby or data set.
+
+A study's figures live in ``figures/`` (the default study) or ``figures/NAME/`` (a study named
+NAME), one folder per subset, beside the study's ``summary.md`` that gathers them. Each subset
+folder's ``data/`` holds every frame its tables and figures are drawn from
+(:data:`ramp.figures.render.DATA_NAMES`), which is all it takes to draw them again.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ramp.figures.render import DATA_NAMES, combine_summaries, render_study, study_line
+from ramp.figures.study import Method, Study
+from ramp.runs import DEFAULT_STUDY
+
+
+@dataclass(frozen=True)
+class CommittedStudy:
+    """One study's figure folders: ``root`` is ``figures/`` or ``figures/NAME``."""
+
+    #: the study's name, empty for the default study (as ``study.name`` in the config).
+    name: str
+    root: Path
+    #: the subset folders under ``root`` holding every source frame, sorted by name.
+    subsets: tuple[str, ...]
+
+    @property
+    def summary(self) -> Path:
+        """The study's ``summary.md``, gathering its subsets' summaries."""
+        return self.root / "summary.md"
+
+
+def has_source_data(folder: str | os.PathLike[str]) -> bool:
+    """Whether ``folder/data`` holds every frame a subset's figures are drawn from."""
+    data = Path(folder) / "data"
+    return all((data / f"{name}.parquet").is_file() for name in DATA_NAMES)
+
+
+def committed_studies(figures: str | os.PathLike[str]) -> list[CommittedStudy]:
+    """The studies under ``figures`` whose subset folders can be redrawn, by name."""
+    figures = Path(figures)
+    roots: dict[Path, list[str]] = {}
+    for data in [*figures.glob("*/data"), *figures.glob("*/*/data")]:
+        if has_source_data(data.parent):
+            roots.setdefault(data.parent.parent, []).append(data.parent.name)
+    studies = [
+        CommittedStudy(name="" if root == figures else root.relative_to(figures).as_posix(),
+                       root=root, subsets=tuple(sorted(subsets)))
+        for root, subsets in roots.items()
+    ]
+    return sorted(studies, key=lambda s: s.name)
+
+
+def load_source_data(folder: str | os.PathLike[str]) -> Study:
+    """A subset's :class:`Study` from ``folder/data`` (the subset is the folder's name).
+
+    The methods keep the order their runs were gathered in, which is the order of their rows.
+    """
+    folder = Path(folder)
+    frames = {name: pd.read_parquet(folder / "data" / f"{name}.parquet") for name in DATA_NAMES}
+    scores = frames["scores"]
+    methods = tuple(Method(m, v) for m, v in dict.fromkeys(
+        zip(scores["model"], scores["variant"], strict=True)))
+    if not methods:
+        raise ValueError(f"{folder}/data: no method has scores")
+    authors = folder / "data" / "authors.parquet"  # the authors' outcomes, when rendered with
+    return Study(subset=folder.name, methods=methods,
+                 authors=pd.read_parquet(authors) if authors.is_file() else None, **frames)
+
+
+def study_name(study: Study, committed: CommittedStudy) -> str:
+    """The study's name: its runs' ``study`` column (``default``: "") or, in frames written
+    before runs carried their identity, the folder it sits in."""
+    if "study" in study.scores.columns and len(study.scores):
+        name = str(study.scores["study"].iloc[0])
+        return "" if name == DEFAULT_STUDY else name
+    return committed.name
+
+
+def budget(study: Study) -> int:
+    """The study's budget K: every method's scores run to iteration K, stopped or not."""
+    return int(study.scores["iteration"].max())
+
+
+def rerender(figures: str | os.PathLike[str]) -> list[Path]:
+    """Redraw every committed study under ``figures`` in place; returns the summaries written.
+
+    A study's summary gathers its subsets in name order.
+    """
+    written = []
+    for committed in committed_studies(figures):
+        parts = []
+        for subset in committed.subsets:
+            folder = committed.root / subset
+            study = load_source_data(folder)
+            render_study(study, folder, about=study_line(study_name(study, committed),
+                                                         budget(study)),
+                         write_data=False)
+            parts.append(folder / "summary.md")
+        combine_summaries(parts, committed.summary)
+        written += [*parts, committed.summary]
+    return written
