@@ -245,3 +245,16 @@ def test_the_selection_reaches_the_attempts_table(task, lib, executors):
     assert record["chosen"] == "1.0" and record["stop"] == "confident"
     assert [c["role"] for c in frame.other_calls[0]] == ["candidate", "reflection",
                                                          "test_design"]
+
+
+def test_without_generated_inputs_agreement_is_not_confidence(task, lib, executors):
+    scripted = ScriptedAgents(reflection=["e0"], test_design=["I would test with n = 2."],
+                              programmer=[ruby(RIGHT2), ruby(RIGHT), ruby(WRONG), ruby(RIGHT)],
+                              feedback=[])
+    attempts = run(scripted, task, lib, executors, plus(), budget=2)
+    first = selection(attempts[0])
+    assert first["evidence"] == 0 and first["samples"] == 1
+    assert first["groups"][0]["votes"] == 2 and not first["confident"]
+    assert [a.code.strip() for a in attempts] == [RIGHT, RIGHT]  # the smaller edit
+    assert not any(a.passed_generated for a in attempts)
+    assert "feedback" not in scripted.calls  # it failed no check: nothing to reflect on

@@ -87,6 +87,7 @@ def test_close_groups_and_the_confident_stop_rule():
     gated_out = select([entry("a", "x", gated=False), entry("b", "y", gated=False)], evidence=1)
     assert not gated_out.confident(2) and not gated_out.passes_every_check()
     assert not select([], evidence=0).confident(1)
+    assert not select(two_agree, evidence=0).confident(2)  # no generated input to agree on
 
 
 def test_the_stop_rule_of_ramp_needs_every_check():

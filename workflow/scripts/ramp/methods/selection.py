@@ -150,10 +150,11 @@ class Selection:
 
     def confident(self, votes: int) -> bool:
         """The stop rule ``confident``: the chosen group passes the sample tests, at least
-        ``votes`` distinct programs agree on every generated input, it matches at least half of
-        the expected outputs, and no competing group is close to it."""
+        ``votes`` distinct programs agree on every generated input (there is at least one: with
+        none, agreement says nothing), it matches at least half of the expected outputs, and no
+        competing group is close to it."""
         best = self.best
-        return (best is not None and best.gated and best.votes >= votes
+        return (best is not None and best.gated and best.votes >= votes and self.evidence > 0
                 and 2 * best.agreed >= self.evidence and not self.close)
 
     def passes_every_check(self) -> bool:
