@@ -21,6 +21,7 @@ from ramp.variants import (
     PROGRAMMER_CONTEXTS,
     PROGRAMMER_STYLES,
     REFLECTION_STRATEGIES,
+    STOP_RULES,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -141,6 +142,7 @@ def test_the_schema_lists_the_package_s_variant_fields_and_methods():
     assert props["programmer_style"]["enum"] == list(PROGRAMMER_STYLES)
     assert props["reflection_strategy"]["enum"] == list(REFLECTION_STRATEGIES)
     assert props["programmer_context"]["enum"] == list(PROGRAMMER_CONTEXTS)
+    assert props["stop_rule"]["enum"] == list(STOP_RULES)
 
 
 def test_agent_modules_and_prompt_folders_pair_by_name():

@@ -69,6 +69,10 @@ def main(args: argparse.Namespace) -> int:
     for a in attempts:
         summary = ", ".join(a.verdicts) or a.parse_status
         _say(f"iteration {a.iteration}: {'PASS' if a.passed_generated else 'fail'} [{summary}]")
+        if a.selection:  # a method that chooses among candidates says what it chose and why
+            chose = json.loads(a.selection)
+            sizes = [len(g["members"]) for g in chose["groups"]]
+            _say(f"  groups {sizes}, chosen {chose['chosen']}, stop: {chose['stop'] or 'no'}")
     final = attempts[-1]
     out = args.out or args.program.parent / "repair"
     diff = "".join(difflib.unified_diff(
@@ -84,7 +88,8 @@ def main(args: argparse.Namespace) -> int:
             {"iteration": a.iteration, "reflection_in": a.reflection_in, "code": a.code,
              "parse_status": a.parse_status, "verdicts": list(a.verdicts), "traces": a.traces,
              "passed_generated": a.passed_generated, "next_reflection": a.next_reflection,
-             "calls": [dataclasses.asdict(c) for c in a.calls]}
+             "calls": [dataclasses.asdict(c) for c in a.calls],
+             "selection": json.loads(a.selection) if a.selection else None}
             for a in attempts
         ],
     }

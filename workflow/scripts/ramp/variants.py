@@ -18,6 +18,7 @@ from ramp.methods import METHODS
 PROGRAMMER_STYLES = ("cot", "scot", "zero_shot", "few_shot")
 REFLECTION_STRATEGIES = ("direct", "spec")
 PROGRAMMER_CONTEXTS = ("history", "latest")
+STOP_RULES = ("confident", "generated", "budget")
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,27 @@ class Variant:
     """The Programmer's prompt has the time and memory limits (Table 4: w/o limits)."""
     include_samples: bool = False
     """The Programmer's prompt has the statement's sample tests (Table 4: with samples)."""
+    candidates: int = 1
+    """RAMP+: Programmer candidates per iteration, one call each with its own seed (the paper's
+    RAMP writes one)."""
+    sample_gate: bool = True
+    """RAMP+: the statement's sample tests veto: a candidate failing one is never chosen while
+    one that passes them exists (off: they count as evidence like the generated tests)."""
+    agreement_selection: bool = True
+    """RAMP+: candidates with identical outputs on the generated inputs form a group, and a
+    group's size (distinct programs) counts in its score beside its agreement with the Test
+    Designer's expected outputs (off: the score is the expected outputs matched alone)."""
+    distinguishing_inputs: bool = True
+    """RAMP+: when the two best groups are close, ask the model for inputs on which they differ
+    and for which output the statement implies; the judged input becomes evidence."""
+    refine_from_best: bool = True
+    """RAMP+: the Programmer refines the best candidate seen and the best one is returned (off:
+    it refines, and the method returns, the latest iteration's choice, as RAMP does)."""
+    stop_rule: str = "confident"
+    """RAMP+: ``confident`` (the chosen group is confident: docs/ramp_plus.md), ``generated``
+    (RAMP's rule: the chosen candidate passes every check) or ``budget`` (never stop early)."""
+    confident_votes: int = 2
+    """RAMP+: distinct programs the chosen group needs for the confident stop rule."""
     code_temperature: float = 0.8
     """Sampling temperature of the calls that write code (the Programmer's, a baseline's coder)."""
     analysis_temperature: float = 0.1
@@ -100,6 +122,13 @@ class Variant:
             )
         if self.max_iterations < 0:
             raise ValueError(f"variant {self.name!r}: max_iterations must be >= 0")
+        if self.stop_rule not in STOP_RULES:
+            raise ValueError(
+                f"variant {self.name!r}: stop_rule must be one of {', '.join(STOP_RULES)}, "
+                f"not {self.stop_rule!r}"
+            )
+        if self.candidates < 1 or self.confident_votes < 1:
+            raise ValueError(f"variant {self.name!r}: candidates and confident_votes must be >= 1")
 
     def budget(self, study_budget: int) -> int:
         """The iterations this variant runs under a study budget K."""

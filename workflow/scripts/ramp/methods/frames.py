@@ -66,7 +66,7 @@ ATTEMPT_COLUMNS = [
     "n_tests", "n_passed", "verdicts", "compile_error", "traces", "passed_generated",
     "next_reflection", "exec_seconds",
     *(f"programmer_{f}" for f in CALL_FIELDS), *(f"feedback_{f}" for f in CALL_FIELDS),
-    "other_calls",
+    "other_calls", "selection",
 ]
 # The calls of roles other than the Programmer and the Feedback Integrator (a baseline's
 # planner, analyst, tester or translator): a list of {role, prompt, response, ...} per row.
@@ -105,7 +105,7 @@ def attempts_frame(items: Iterable[Attempt]) -> pd.DataFrame:
             "next_reflection": a.next_reflection, "exec_seconds": a.exec_seconds,
             **_call_columns("programmer", calls.get("programmer")),
             **_call_columns("feedback", calls.get("feedback")),
-            "other_calls": others,
+            "other_calls": others, "selection": a.selection,
         })
     return pd.DataFrame(rows, columns=ATTEMPT_COLUMNS).astype(ATTEMPT_DTYPES)
 

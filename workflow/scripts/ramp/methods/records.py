@@ -135,6 +135,9 @@ class Attempt:
     calls: tuple[Call, ...] = field(default_factory=tuple)
     earlier_reflections: tuple[str, ...] = ()
     """e_0 .. e_{t-1}, the reflections before ``reflection_in`` (RAMP; empty for a baseline)."""
+    selection: str = ""
+    """What a method that chooses among candidates (RAMP+) chose at iteration t and why, as
+    JSON: the groups, the chosen candidate, the stop decision ("" for the other methods)."""
 
     @property
     def verdicts(self) -> tuple[str, ...]:
