@@ -11,6 +11,10 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+# `snakemake --report report.html`: this page opens the report (workflow/rules/report.smk).
+report: "workflow/report/workflow.rst"
+
+
 # Nested --config overrides (--config 'study={iterations: 3}') reach us as text: type them as
 # the schema says before checking it.
 config.update(typed_config(config, f"{workflow.basedir}/config/schemas/config.schema.yaml"))
@@ -18,14 +22,17 @@ validate(config, "config/schemas/config.schema.yaml")
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/report_common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/validation.smk"
 include: "workflow/rules/agents.smk"
 include: "workflow/rules/scoring.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
     default_target: True
     input:
         all_targets(),
+        report_targets(),

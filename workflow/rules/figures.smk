@@ -7,7 +7,9 @@ rule render_figures:
     input:
         unpack(render_inputs),
     output:
-        rendered=figure_paths(f"{FIGURES}/{{subset}}", summary=False, authors=bool(AUTHORS)),
+        rendered=reported_figures(
+            figure_paths(f"{FIGURES}/{{subset}}", summary=False, authors=bool(AUTHORS))
+        ),
         summary=f"{FIGURES}/{{subset}}/summary.md",
     log:
         f"{LOGS}/figures/{{subset}}.log",

@@ -11,6 +11,8 @@ rule score_hidden:
         hidden_attempts=run_file("hidden_attempts"),
     log:
         f"{RUN_LOGS}/score_hidden.log",
+    benchmark:
+        BENCHMARKS["score_hidden"]
     message:
         "Hidden validation of every attempt ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     params:
@@ -63,6 +65,8 @@ rule oracle:
         programs=f"{RESULTS}/analysis/{{subset}}/oracle_programs.parquet",
     log:
         f"{LOGS}/analysis/{{subset}}/oracle.log",
+    benchmark:
+        BENCHMARKS["oracle"]
     message:
         "Generated tests vs oracle programs, every run of '{wildcards.subset}' (Table 3)"
     params:

@@ -8,6 +8,8 @@ rule validate_bugs:
         runs="results/bugs/{subset}/hidden_runs.parquet",
     log:
         "logs/bugs/{subset}/run.log",
+    benchmark:
+        BENCHMARKS["validate_bugs"]
     message:
         "Running every buggy program of '{wildcards.subset}' on its hidden tests"
     threads: EXECUTOR_WORKERS
