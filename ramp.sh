@@ -117,6 +117,8 @@ case "$cmd" in
         ;;
     test)
         setup qwen2.5-coder-0.5b  # the tests' small model, not the workflow's default
+        # The report's browser test opens it in a real headless Chromium, driven by selenium.
+        apt_install chromium chromium-driver
         "$VENV/bin/ruff" check .
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
