@@ -25,10 +25,10 @@ rule trajectory_pages:
         ),
     log:
         f"{RUN_LOGS}/trajectory_pages.log",
-    message:
-        "Trajectory pages of every task ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     conda:
         "../../envs/executor.yaml"
+    message:
+        "Trajectory pages of every task ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     script:
         "../scripts/trajectory_pages.py"
 
@@ -50,12 +50,12 @@ rule table_pages:
         ],
     log:
         f"{LOGS}/report/{{subset}}/table_pages.log",
-    message:
-        "Table pages of '{wildcards.subset}' for the report"
-    params:
-        titles=report_tables(),
     conda:
         "../../envs/executor.yaml"
+    params:
+        titles=report_tables(),
+    message:
+        "Table pages of '{wildcards.subset}' for the report"
     script:
         "../scripts/table_pages.py"
 
@@ -75,15 +75,18 @@ rule runtimes:
             caption="../report/runtimes.rst",
             category=REPORT_CATEGORY,
             subcategory="Tables",
-            labels={"table": "runtimes", "shows": "Wall and CPU time, peak memory per job"},
+            labels={
+                "table": "runtimes",
+                "shows": "Wall and CPU time, peak memory per job",
+            },
         ),
     log:
         f"{LOGS}/report/{{subset}}/runtimes.log",
-    message:
-        "Runtimes of the jobs of '{wildcards.subset}' from their benchmark files"
-    params:
-        patterns=benchmark_patterns,
     conda:
         "../../envs/executor.yaml"
+    params:
+        patterns=benchmark_patterns,
+    message:
+        "Runtimes of the jobs of '{wildcards.subset}' from their benchmark files"
     script:
         "../scripts/runtimes.py"

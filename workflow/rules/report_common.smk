@@ -2,6 +2,8 @@
 # outputs are marked for the report and with which caption, category and labels. Included
 # right after common.smk: the other rule files use BENCHMARKS and reported_figures.
 
+import itertools
+
 from ramp.figures.render import AUTHORS_FIGURE, AUTHORS_TABLES, FIGURES as FIGURE_TITLES
 from ramp.figures.render import TABLES as TABLE_TITLES
 
@@ -26,6 +28,8 @@ BENCHMARKS = {
     "score_hidden": f"{BENCH_RUN}/score_hidden.tsv",
     "oracle": f"{RESULTS}/benchmarks/analysis/{{subset}}/oracle.tsv",
 }
+SUBSET_BENCHMARKS = ("validate_bugs", "oracle")  # one job per subset
+RUN_BENCHMARKS = [rule for rule in BENCHMARKS if rule not in SUBSET_BENCHMARKS]  # per run
 
 
 def report_tables():
@@ -38,7 +42,8 @@ def report_tables():
 
 def reported_figures(paths):
     """render_figures's outputs with each PNG figure marked for the report, its caption
-    workflow/report/figures/NAME.rst (the PDFs, tables and frames are left as they are)."""
+    workflow/report/figures/NAME.rst (the PDFs, tables and frames are left as they are).
+    """
     titles = {name: title for name, (_, title) in FIGURE_TITLES.items()}
     titles[AUTHORS_FIGURE] = "The RAMP authors' outcomes beside ours"
     marked = []
@@ -61,23 +66,22 @@ def trajectory_labels(wildcards, output):
     from ramp.report.pages import index_row
 
     row = index_row(output.pages, wildcards.task)
-    return {"task": wildcards.task, "difficulty": row["difficulty"],
-            "iterations": row["iterations"], "hidden tests (evaluation only)": row["outcome"]}
+    return {
+        "task": wildcards.task,
+        "difficulty": row["difficulty"],
+        "iterations": row["iterations"],
+        "hidden tests (evaluation only)": row["outcome"],
+    }
 
 
 def benchmark_patterns(w):
     """The benchmark files of a subset's jobs, as (labels, pattern) with the run's wildcards
     filled; what is left (an iteration t) is globbed when the table is built."""
-    patterns = [({"rule": "validate_bugs"}, BENCHMARKS["validate_bugs"].format(subset=w.subset))]
-    patterns.append(({"rule": "oracle"}, BENCHMARKS["oracle"].format(subset=w.subset)))
-    for model in MODELS:
-        for variant in VARIANTS:
-            for rule_name in ("reflect", "design_tests", "repair_iteration", "run_method",
-                              "score_hidden"):
-                pattern = expand(BENCHMARKS[rule_name], model=model, variant=variant,
-                                 subset=w.subset, allow_missing=True)[0]
-                patterns.append(({"rule": rule_name, "model": model, "variant": variant},
-                                 pattern))
+    patterns = [({"rule": r}, BENCHMARKS[r].format(subset=w.subset)) for r in SUBSET_BENCHMARKS]
+    for model, variant, rule_name in itertools.product(MODELS, VARIANTS, RUN_BENCHMARKS):
+        run = {"model": model, "variant": variant}
+        filled = expand(BENCHMARKS[rule_name], subset=w.subset, allow_missing=True, **run)
+        patterns.append(({"rule": rule_name, **run}, filled[0]))
     return patterns
 
 
@@ -88,7 +92,9 @@ def report_targets():
         return []
     targets = expand(
         f"{RESULTS}/report/{{subset}}/trajectories/{{model}}/{{variant}}",
-        subset=SUBSETS, model=MODELS, variant=VARIANTS,
+        subset=SUBSETS,
+        model=MODELS,
+        variant=VARIANTS,
     )
     targets += expand(f"{REPORT}/tables/{{name}}.html", subset=SUBSETS, name=report_tables())
     targets += expand(f"{REPORT}/runtimes.html", subset=SUBSETS)
