@@ -195,5 +195,8 @@ def test_a_trajectory_page_reads_on_its_own(study, browser, artifacts):
 
 def test_the_runtimes_table_has_the_measured_jobs(study):
     table = pd.read_csv(study / "results" / "report" / "2" / "runtimes.csv")
-    assert {"validate_bugs", "score_hidden", "oracle"} <= set(table["rule"])
+    assert {"validate_bugs", "score_hidden", "oracle", "reflect", "design_tests"} <= set(
+        table["rule"])
+    iterations = table.query("rule == 'repair_iteration' and variant == 'ramp'")
+    assert sorted(iterations["t"]) == list(range(1, K + 1))
     assert (table["wall_s"] > 0).all()

@@ -19,6 +19,8 @@ rule reflect:
         reflections=run_file("reflections"),
     log:
         f"{RUN_LOGS}/reflect.log",
+    benchmark:
+        BENCHMARKS["reflect"]
     message:
         "Feedback Integrator: initial reflections ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     threads: MODEL_THREADS
@@ -39,6 +41,8 @@ rule design_tests:
         tests=run_file("tests"),
     log:
         f"{RUN_LOGS}/design_tests.log",
+    benchmark:
+        BENCHMARKS["design_tests"]
     message:
         "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
@@ -59,6 +63,8 @@ rule repair_iteration:
         attempts=run_file("iteration"),
     log:
         f"{RUN_LOGS}/iteration_{{t}}.log",
+    benchmark:
+        BENCHMARKS["repair_iteration"]
     message:
         "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
@@ -96,6 +102,8 @@ rule run_method:
         tests=run_file("tests"),
     log:
         f"{RUN_LOGS}/run_method.log",
+    benchmark:
+        BENCHMARKS["run_method"]
     message:
         "Method {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
