@@ -126,7 +126,8 @@ def test_a_dataset_with_a_new_mtime_but_the_same_bytes_reruns_nothing(tmp_path: 
 def test_a_named_study_keeps_its_runs_and_figures_apart(tmp_path: Path) -> None:
     # Two studies with another K must never share run folders: results/runs/... does not carry K.
     config = tmp_path / "study.yaml"
-    config.write_text("study:\n  name: k3\n  variants: [ramp, chatrepair]\n  iterations: 3\n")
+    config.write_text("subsets: [paper10]\n"
+                      "study:\n  name: k3\n  variants: [ramp, chatrepair]\n  iterations: 3\n")
     # --summary lists every file the plan would build or has built.
     result = snakemake("--summary", "--nolock", "all", "--configfile", str(config))
     assert result.returncode == 0, result.stderr[-2000:]
