@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "models": "ramp.llm.cli_models",
     "subset-ids": "ramp.sampling",
     "repair": "ramp.repair_cli",
+    "bugs": "ramp.bugcheck_cli",
 }
 
 
