@@ -58,7 +58,8 @@ def test_online_judge_is_defined(cpp: SandboxExecutor) -> None:  # noqa: F811
 
 def test_time_limit_is_cpu_time(cpp: SandboxExecutor) -> None:  # noqa: F811
     r = cpp.run("int main() { volatile long x = 0; for (;;) x++; }", TESTS[:1], LIMITS).results[0]
-    assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED and r.cpu_s > LIMITS.time_s
+    assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED
+    assert r.cpu_s > LIMITS.time_s or "run twice" in r.note  # a starved machine: wall clock
 
 
 def test_new_over_the_limit_is_memory_limit(cpp: SandboxExecutor) -> None:  # noqa: F811

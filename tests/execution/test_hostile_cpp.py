@@ -8,6 +8,7 @@ hogs get far more CPU time than they need, so that the memory limit is what stop
 from __future__ import annotations
 
 import dataclasses
+import signal
 import socket
 import uuid
 from collections.abc import Iterator
@@ -126,7 +127,8 @@ def test_memory_hog(clean: SandboxExecutor, program: str) -> None:
 
 
 def test_deep_recursion_uses_the_memory_limit_as_stack(clean: SandboxExecutor) -> None:
-    # 16 MB of stack (beyond a default 8 MB) is fine under a 64 MB limit, as on the judge.
+    # 16 MB of stack (beyond a default 8 MB) is fine under a 64 MB limit, as on the judge;
+    # an endless recursion grows the stack to the memory limit, and the limit is the verdict.
     program = (
         "#include <cstdio>\nint f(int n) { volatile char pad[160]; pad[0] = n;"
         " return n ? f(n - 1) + pad[0] % 2 : 0; }\n"
@@ -136,6 +138,21 @@ def test_deep_recursion_uses_the_memory_limit_as_stack(clean: SandboxExecutor) -
     endless = "int f(int n) { volatile char pad[160]; pad[0] = n; return f(n + 1) + pad[0]; }\n" \
         "int main() { return f(0); }"
     r = run(clean, endless, HOG_LIMITS)
+    assert r.verdict is Verdict.MEMORY_LIMIT_EXCEEDED and r.note == "killed by SIGSEGV"
+
+
+def test_malloc_returning_null_at_the_limit(clean: SandboxExecutor) -> None:
+    # C code that checks malloc and exits with an error has reached the limit all the same.
+    program = (
+        "#include <cstdlib>\n#include <cstring>\nint main() { for (;;) {"
+        " char* p = (char*)std::malloc(1 << 20); if (!p) return 3; std::memset(p, 1, 1 << 20); } }"
+    )
+    r = run(clean, program, HOG_LIMITS)
+    assert r.verdict is Verdict.MEMORY_LIMIT_EXCEEDED and r.exit_code == 3
+
+
+def test_a_crash_far_from_the_limit_is_a_runtime_error(clean: SandboxExecutor) -> None:
+    r = run(clean, "int main() { volatile int* p = 0; *p = 1; }", HOG_LIMITS)
     assert r.verdict is Verdict.RUNTIME_ERROR and r.note == "killed by SIGSEGV"
 
 
@@ -153,8 +170,10 @@ def test_infinite_loop_ignoring_signals(clean: SandboxExecutor) -> None:
         "  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGALRM}) std::signal(s, SIG_IGN);\n"
         "  volatile long x = 0; for (;;) x++;\n}\n"
     )
-    r = run(clean, program)
-    assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED and r.cpu_s > LIMITS.time_s
+    r = run(clean, program, dataclasses.replace(LIMITS, wall_factor=6.0))
+    # SIGXCPU is ignored, so the hard CPU limit (or, on a starved machine, the wall clock)
+    # kills it: SIGKILL either way, which no handler can ignore.
+    assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED and r.signal == signal.SIGKILL
 
 
 def test_sleep_forever_hits_the_wall_clock(clean: SandboxExecutor) -> None:

@@ -52,6 +52,15 @@ def _tail(text: str, chars: int) -> str:
     return text if len(text) <= chars else "…" + text[-chars:]
 
 
+AT_LIMIT_MB = 2.0
+"""A run whose touched memory came this close to its limit reached it: the binary's own
+mappings and a last allocation the program never touched make up the rest of the space."""
+
+
+def _at_memory_limit(raw: RawRun, limits: Limits) -> bool:
+    return raw.peak_memory_mb is not None and raw.peak_memory_mb >= limits.memory_mb - AT_LIMIT_MB
+
+
 def classify(raw: RawRun, limits: Limits, runtime: Runtime) -> Verdict | None:
     """The verdict a raw run earns before its output is judged; None = exited 0, judge it.
 
@@ -65,6 +74,10 @@ def classify(raw: RawRun, limits: Limits, runtime: Runtime) -> Verdict | None:
     failed = raw.exit_code != 0
     stderr = _text(raw.stderr).lower()
     if raw.oom_killed or (failed and any(m in stderr for m in runtime.memory_markers)):
+        return Verdict.MEMORY_LIMIT_EXCEEDED
+    if failed and runtime.address_space and _at_memory_limit(raw, limits):
+        # Stopped by the address-space limit without saying so: a stack that could not grow
+        # (SIGSEGV), a malloc that returned NULL. The judge's verdict is the limit's.
         return Verdict.MEMORY_LIMIT_EXCEEDED
     if raw.cpu_s > limits.time_s or raw.signal in (signal.SIGXCPU, signal.SIGKILL):
         # SIGKILL without OOM or wall kill: the hard RLIMIT_CPU.

@@ -463,7 +463,11 @@ class Sandbox:
             if cg is not None:
                 cg.kill_all()  # a guard: whoever ran it has killed its leftovers already
             raw = self._record(done, cg, fds, limits)
-            return dataclasses.replace(raw, files=_collect(host, keep)) if keep else raw
+            if not keep:
+                return raw
+            if cg is not None:
+                cg.reclaim()  # a build step: its cache must not count in the runs' peaks
+            return dataclasses.replace(raw, files=_collect(host, keep))
         finally:
             for fd in fds:
                 os.close(fd)
