@@ -163,6 +163,12 @@ def run_cpp(tasks: list[Task]) -> dict[str, object]:
                     ours.append(mine)
                     plain.append(_plain(binary, stdin, task.limits))
     ratios = [a / b for a, b in zip(ours, plain, strict=True)]
+    extra = [a - b for a, b in zip(ours, plain, strict=True)]
+    # The sandbox's cost is a fixed few ms per run, so its ratio depends on the run's length.
+    buckets: dict[str, list[float]] = {}
+    for a, b in zip(ours, plain, strict=True):
+        key = next(f"plain < {edge} ms" for edge in (5, 20, 100, 1000, 10**9) if b * 1e3 < edge)
+        buckets.setdefault(key, []).append(a / b)
     return {
         "programs": len(tasks),
         "not_run": not_compiled,
@@ -178,6 +184,11 @@ def run_cpp(tasks: list[Task]) -> dict[str, object]:
         "median_per_run_ratio": round(statistics.median(ratios), 3),
         "p90_per_run_ratio": round(statistics.quantiles(ratios, n=10)[-1], 3),
         "total_ratio": round(sum(ours) / sum(plain), 3),
+        "median_extra_ms": round(statistics.median(extra) * 1e3, 2),
+        "median_ratio_by_plain_time": {
+            k: {"runs": len(v), "ratio": round(statistics.median(v), 3)}
+            for k, v in sorted(buckets.items(), key=lambda kv: len(kv[0]))
+        },
         "verdicts": dict(verdicts),
     }
 

@@ -75,9 +75,11 @@ def classify(raw: RawRun, limits: Limits, runtime: Runtime) -> Verdict | None:
     stderr = _text(raw.stderr).lower()
     if raw.oom_killed or (failed and any(m in stderr for m in runtime.memory_markers)):
         return Verdict.MEMORY_LIMIT_EXCEEDED
-    if failed and runtime.address_space and _at_memory_limit(raw, limits):
-        # Stopped by the address-space limit without saying so: a stack that could not grow
-        # (SIGSEGV), a malloc that returned NULL. The judge's verdict is the limit's.
+    if failed and raw.signal is None and runtime.address_space and _at_memory_limit(raw, limits):
+        # It gave up at the address-space limit without saying so (a malloc that returned
+        # NULL, checked): the limit's verdict. Not so a SIGSEGV there: that is a stack that
+        # could not grow, which Codeforces calls a runtime error (9 of the 10 such programs
+        # of the C++ data were recorded RUNTIME_ERROR; docs/cpp.md).
         return Verdict.MEMORY_LIMIT_EXCEEDED
     if raw.cpu_s > limits.time_s or raw.signal in (signal.SIGXCPU, signal.SIGKILL):
         # SIGKILL without OOM or wall kill: the hard RLIMIT_CPU.
