@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import platform
 import shutil
@@ -165,10 +166,12 @@ def run_cpp(tasks: list[Task]) -> dict[str, object]:
     ratios = [a / b for a, b in zip(ours, plain, strict=True)]
     extra = [a - b for a, b in zip(ours, plain, strict=True)]
     # The sandbox's cost is a fixed few ms per run, so its ratio depends on the run's length.
-    buckets: dict[str, list[float]] = {}
+    edges = (0, 5, 20, 100, 1000)
+    names = [f"{lo}-{hi} ms" for lo, hi in itertools.pairwise(edges)] + [f">= {edges[-1]} ms"]
+    buckets: dict[str, list[float]] = {name: [] for name in names}
     for a, b in zip(ours, plain, strict=True):
-        key = next(f"plain < {edge} ms" for edge in (5, 20, 100, 1000, 10**9) if b * 1e3 < edge)
-        buckets.setdefault(key, []).append(a / b)
+        names_below = [n for n, lo in zip(names, edges, strict=True) if b * 1e3 >= lo]
+        buckets[names_below[-1]].append(a / b)
     return {
         "programs": len(tasks),
         "not_run": not_compiled,
@@ -187,7 +190,8 @@ def run_cpp(tasks: list[Task]) -> dict[str, object]:
         "median_extra_ms": round(statistics.median(extra) * 1e3, 2),
         "median_ratio_by_plain_time": {
             k: {"runs": len(v), "ratio": round(statistics.median(v), 3)}
-            for k, v in sorted(buckets.items(), key=lambda kv: len(kv[0]))
+            for k, v in buckets.items()
+            if v
         },
         "verdicts": dict(verdicts),
     }
