@@ -14,11 +14,22 @@ their verdicts, and the median per-run time of our sandbox against a bare
 
     python benchmarks/executor_bench.py [--limit N] [--workers 2] \\
         [--out results/benchmarks/executor.json]
+
+With ``--lang cpp`` (data: the C++ file) it measures the C++ runtime instead: each program is
+compiled once in the sandbox (compile time reported on its own), and each hidden test runs
+the same binary twice, interleaved: in our sandbox, and as a plain ``./a.out`` (a
+subprocess, no limits but the wall-clock backstop). The per-run ratio is taken over the runs
+that ended by themselves (neither killed at a limit nor refused memory) in our sandbox.
+
+    python benchmarks/executor_bench.py --lang cpp --limit 40 \\
+        --out results/benchmarks/executor-cpp.json
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import platform
 import shutil
@@ -37,6 +48,7 @@ from ramp.io import atomic_open
 from ramp.tasks import Limits, Task
 
 DATA = Path("../shared/data/xcodeeval-apr-ruby/validation.jsonl")
+CPP_DATA = Path("../shared/data/xcodeeval-apr-cpp/validation.jsonl")
 
 
 def load(path: Path, limit: int | None) -> list[Task]:
@@ -52,7 +64,7 @@ def run_ours(tasks: list[Task], workers: int) -> tuple[float, Counter[str], list
     with SandboxExecutor(workers=workers) as executor:
         start = time.perf_counter()
         for task in tasks:
-            report = executor.run(task.buggy_code, task.hidden_tests, task.limits)
+            report = executor.run(task.problem.buggy_code, task.hidden_tests, task.limits)
             verdicts.update(str(r.verdict) for r in report.results)
             summary.append(str(report.verdict))
         return time.perf_counter() - start, verdicts, summary
@@ -76,9 +88,8 @@ def run_naive(tasks: list[Task]) -> tuple[float, Counter[str], list[str]]:
     summary = []
     start = time.perf_counter()
     for task in tasks:
-        got = [
-            naive_one(task.buggy_code, t.input, t.outputs, task.limits) for t in task.hidden_tests
-        ]
+        code = task.problem.buggy_code
+        got = [naive_one(code, t.input, t.outputs, task.limits) for t in task.hidden_tests]
         verdicts.update(got)
         summary.append(next((v for v in got if v != "PASSED"), "PASSED"))
     return time.perf_counter() - start, verdicts, summary
@@ -110,17 +121,100 @@ def overhead(executor: SandboxExecutor, rounds: int) -> dict[str, float]:
     }
 
 
+def _plain(binary: Path, stdin: bytes, limits: Limits) -> float:
+    """Wall seconds of one plain run of ``binary`` (the backstop kills a looping one)."""
+    t = time.perf_counter()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run([str(binary)], input=stdin, capture_output=True, timeout=limits.wall_s,
+                       check=False, cwd=binary.parent)  # fmt: skip
+    return time.perf_counter() - t
+
+
+def run_cpp(tasks: list[Task]) -> dict[str, object]:
+    """Compile each program once in the sandbox, then run every test in the sandbox and as a
+    plain ./a.out of the same binary, interleaved (one worker: per-run times, not runs/s)."""
+    from ramp.execution.dialects import executors_by_lang
+
+    compile_s: list[float] = []
+    ours: list[float] = []
+    plain: list[float] = []
+    verdicts: Counter[str] = Counter()
+    not_compiled = 0
+    with executors_by_lang((t.lang for t in tasks), 1) as executors:
+        for task in tasks:
+            executor = executors[task.lang]
+            code = task.problem.buggy_code.replace("\r\n", "\n")
+            source = code.encode("utf-8", "surrogateescape")
+            with executor.sandbox.stage({executor.runtime.source_name: source}) as staged:
+                t = time.perf_counter()
+                prepared = executor.prepare(staged)
+                compile_s.append(time.perf_counter() - t)
+                if prepared.compile_error or prepared.too_big(task.limits):
+                    not_compiled += 1
+                    continue
+                binary = staged.host / executor.runtime.binary_name
+                for i, test in enumerate(task.hidden_tests):
+                    t = time.perf_counter()
+                    result = executor.run_one(prepared.argv, i, test, task.limits)
+                    mine = time.perf_counter() - t
+                    verdicts[result.verdict.value] += 1
+                    if result.verdict.value not in ("PASSED", "WRONG_ANSWER", "RUNTIME_ERROR"):
+                        continue  # stopped at a limit: a plain run would only wait longer
+                    stdin = test.input.encode("utf-8", "surrogateescape")
+                    ours.append(mine)
+                    plain.append(_plain(binary, stdin, task.limits))
+    ratios = [a / b for a, b in zip(ours, plain, strict=True)]
+    extra = [a - b for a, b in zip(ours, plain, strict=True)]
+    # The sandbox's cost is a fixed few ms per run, so its ratio depends on the run's length.
+    edges = (0, 5, 20, 100, 1000)
+    names = [f"{lo}-{hi} ms" for lo, hi in itertools.pairwise(edges)] + [f">= {edges[-1]} ms"]
+    buckets: dict[str, list[float]] = {name: [] for name in names}
+    for a, b in zip(ours, plain, strict=True):
+        names_below = [n for n, lo in zip(names, edges, strict=True) if b * 1e3 >= lo]
+        buckets[names_below[-1]].append(a / b)
+    return {
+        "programs": len(tasks),
+        "not_run": not_compiled,
+        "compile_s": {
+            "median": round(statistics.median(compile_s), 3),
+            "mean": round(statistics.fmean(compile_s), 3),
+            "total": round(sum(compile_s), 1),
+        },
+        "runs_compared": len(ours),
+        "sandbox_median_ms": round(statistics.median(ours) * 1e3, 2),
+        "plain_median_ms": round(statistics.median(plain) * 1e3, 2),
+        "ratio_of_medians": round(statistics.median(ours) / statistics.median(plain), 3),
+        "median_per_run_ratio": round(statistics.median(ratios), 3),
+        "p90_per_run_ratio": round(statistics.quantiles(ratios, n=10)[-1], 3),
+        "total_ratio": round(sum(ours) / sum(plain), 3),
+        "median_extra_ms": round(statistics.median(extra) * 1e3, 2),
+        "median_ratio_by_plain_time": {
+            k: {"runs": len(v), "ratio": round(statistics.median(v), 3)}
+            for k, v in buckets.items()
+            if v
+        },
+        "verdicts": dict(verdicts),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--lang", choices=("ruby", "cpp"), default="ruby")
+    parser.add_argument("--data", type=Path, default=None, help="default: the lang's file")
     parser.add_argument("--limit", type=int, default=None, help="first N programs only")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=60, help="overhead measurement runs")
     parser.add_argument("--skip-naive", action="store_true")
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/executor.json"))
     args = parser.parse_args(argv)
+    if args.lang == "cpp":
+        result = run_cpp(load(args.data or CPP_DATA, args.limit))
+        with atomic_open(args.out) as f:
+            json.dump(result, f, indent=2)
+        print(json.dumps(result, indent=2))
+        return 0
 
-    tasks = load(args.data, args.limit)
+    tasks = load(args.data or DATA, args.limit)
     pairs = sum(len(t.hidden_tests) for t in tasks)
     print(f"{len(tasks)} programs, {pairs} program x test runs", file=sys.stderr, flush=True)
 

@@ -27,7 +27,7 @@ def executor():
 
 def judged(executor: SandboxExecutor, monkeypatch: pytest.MonkeyPatch, *runs: RawRun):
     queue = list(runs)
-    monkeypatch.setattr(executor.sandbox, "execute", lambda argv, stdin, limits: queue.pop(0))
+    monkeypatch.setattr(executor.sandbox, "execute", lambda argv, stdin, limits, **_: queue.pop(0))
     result = executor.run_one(["ruby", "main.rb"], 0, TestCase("3\n", ("6\n",)), LIMITS)
     return result, len(runs) - len(queue)
 
@@ -59,7 +59,7 @@ def test_a_sleeping_program_is_stopped_twice_and_times_out(executor):
 def test_a_starved_generator_is_run_again_too(executor, monkeypatch):
     # Large-scale guiding tests come from generator programs; a starved one would drop a test.
     queue = [STARVED, replace(OK, stdout=b"100000\n")]
-    monkeypatch.setattr(executor.sandbox, "execute", lambda argv, stdin, limits: queue.pop(0))
+    monkeypatch.setattr(executor.sandbox, "execute", lambda argv, stdin, limits, **_: queue.pop(0))
     monkeypatch.setattr(executor, "check", lambda path: "")
     assert executor.output_of("puts 100000", "", LIMITS) == ("100000\n", "")
     assert queue == []

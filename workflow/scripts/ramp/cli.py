@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "subset-ids": "ramp.sampling",
     "repair": "ramp.repair_cli",
     "data": "ramp.hub.cli",
+    "bugs": "ramp.bug_validation_cli",
 }
 
 

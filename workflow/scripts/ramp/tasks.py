@@ -109,6 +109,11 @@ class Task:
         return self.problem.limits
 
     @property
+    def lang(self) -> str:
+        """The language the program was submitted in: it picks the executor's runtime."""
+        return self.problem.lang
+
+    @property
     def n_truncated(self) -> int:
         return sum(t.truncated for t in self.hidden_tests)
 

@@ -1,18 +1,24 @@
-"""A language runtime, as data: how to syntax-check a source file and how to run it.
+"""A language runtime, as data: how to syntax-check (or compile) a source file and how to run it.
 
 The sandbox knows nothing about Ruby; a runtime is two command lines with a ``{source}``
 placeholder plus the few facts a verdict needs (which stderr text means "out of memory").
-``RUNTIMES`` maps a language name to the function that builds its runtime.
+A compiled language's check command writes a binary (``binary_name``) that the run command
+names as ``{binary}``. ``RUNTIMES`` maps a language name to the function that builds its
+runtime; ``dialects.runtime_for_lang`` maps a task's ``lang`` to one.
 """
 
 from __future__ import annotations
 
+import resource
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..tasks import Limits
+
 SOURCE = "{source}"
+BINARY = "{binary}"
 
 # Compiles to an instruction sequence without running anything: this catches what `ruby -c`
 # lets through (an invalid top-level `break`, for instance) and prints only Ruby's message.
@@ -39,6 +45,21 @@ _PYTHON_CHECK = (
     "    sys.stderr.write(''.join(traceback.format_exception_only(type(e), e)))\n"
     "    sys.exit(1)\n"
 )
+# Generous: checking is not the program's time; the limits only guard against a hang.
+CHECK_LIMITS = Limits(time_s=10.0, memory_mb=512, wall_factor=2.0)
+
+# A judge's flags: -O2 as Codeforces (where the data's programs and verdicts come from)
+# compiles, -static and ONLINE_JUDGE as it does too (programs test `#ifndef ONLINE_JUDGE`
+# to read a local file instead of stdin; a static binary starts without the dynamic
+# loader and maps only itself); -pipe writes no temporary files; -fmax-errors keeps the
+# trace agents see to the first errors.
+CPP_FLAGS = ("-O2", "-static", "-DONLINE_JUDGE", "-pipe", "-fmax-errors=10")
+# Compiling is bounded like running, with its own limits: CPU and memory for a template or
+# constexpr bomb, output size for a binary swollen by a huge initialised array.
+CPP_COMPILE_LIMITS = Limits(
+    time_s=15.0, memory_mb=1024, output_bytes=64 << 20, wall_factor=2.0, wall_grace_s=5.0
+)
+
 # Where programs look for executables (the sandbox's PATH): an interpreter is resolved here,
 # not on ours, so that a shim in a private home (pyenv's, under /root) is never chosen.
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -58,6 +79,17 @@ class Runtime:
     run_argv: tuple[str, ...]
     check_argv: tuple[str, ...] = ()
     memory_markers: tuple[str, ...] = ()
+    binary_name: str = ""
+    """Compiled languages: the file the check command writes in its working directory; the
+    executor keeps it beside the source, and ``{binary}`` in ``run_argv`` is its path."""
+    check_limits: Limits = CHECK_LIMITS
+    check_tasks: int | None = None
+    """Processes the check may run at once; None: the sandbox's ``max_tasks`` (g++ runs
+    cc1plus, as, collect2 and ld)."""
+    address_space: bool = False
+    """The memory limit also bounds the address space and the stack, as a judge of compiled
+    programs does (Codeforces counts memory a program reserves, not only what it touches):
+    a ``new`` over the limit fails, and a static array over it cannot even be loaded."""
 
     def host_paths(self) -> tuple[str, ...]:
         """The absolute host paths in the commands (interpreter, -I library directories): the
@@ -69,8 +101,16 @@ class Runtime:
                 paths.append(path)
         return tuple(dict.fromkeys(paths))
 
-    def run_command(self, source: str) -> list[str]:
-        return [source if a == SOURCE else a for a in self.run_argv]
+    def run_command(self, source: str, binary: str = "") -> list[str]:
+        fill = {SOURCE: source, BINARY: binary}
+        return [fill.get(a, a) for a in self.run_argv]
+
+    def run_rlimits(self, limits: Limits) -> tuple[tuple[int, int, int], ...]:
+        """The (resource, soft, hard) limits a run needs besides the sandbox's own."""
+        if not self.address_space:
+            return ()
+        size = limits.memory_mb << 20
+        return ((resource.RLIMIT_AS, size, size), (resource.RLIMIT_STACK, size, size))
 
     def check_command(self, source: str) -> list[str]:
         return [source if a == SOURCE else a for a in self.check_argv]
@@ -120,7 +160,34 @@ def python_runtime(python: str = "python3", path: str = SYSTEM_PATH) -> Runtime:
     )
 
 
-RUNTIMES: dict[str, Callable[[], Runtime]] = {"ruby": ruby_runtime, "python": python_runtime}
+def cpp_runtime(standard: str = "c++17", compiler: str = "g++", path: str = SYSTEM_PATH) -> Runtime:
+    """C++ compiled once by g++ at ``standard`` (``-std=``) into a static binary that each
+    test runs; memory is bounded as address space (see ``Runtime.address_space``).
+
+    ``compiler`` is looked up on ``path`` (the sandbox's PATH) unless it contains a slash.
+    """
+    exe = shutil.which(compiler, path=path)
+    if exe is None:
+        raise FileNotFoundError(f"C++ compiler not found: {compiler} (searched {path})")
+    return Runtime(
+        name="cpp",
+        source_name="main.cpp",
+        run_argv=(BINARY,),
+        check_argv=(exe, f"-std={standard}", *CPP_FLAGS, "-o", "main", SOURCE),
+        # What libstdc++ prints when `new` fails (the address-space limit was reached).
+        memory_markers=("std::bad_alloc",),
+        binary_name="main",
+        check_limits=CPP_COMPILE_LIMITS,
+        check_tasks=8,
+        address_space=True,
+    )
+
+
+RUNTIMES: dict[str, Callable[[], Runtime]] = {
+    "ruby": ruby_runtime,
+    "python": python_runtime,
+    "cpp": cpp_runtime,
+}
 """Language name -> the function that builds its runtime with the defaults."""
 
 

@@ -27,6 +27,7 @@ What it enforces, and how (``Isolation`` records which of these are active):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import logging
 import math
@@ -35,6 +36,7 @@ import queue
 import resource
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -115,6 +117,9 @@ class RawRun:
     wall_killed: bool = False
     oom_killed: bool = False
     output_exceeded: bool = False
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    """The regular files named in ``execute(keep=...)`` that the run left in its directory
+    (a compiler's output)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,11 @@ class Staged:
 
     path: str
     host: Path
+
+    def put(self, name: str, data: bytes, *, executable: bool = False) -> None:
+        """Add a read-only file (owned by us: a program can run it, never change it)."""
+        (self.host / name).write_bytes(data)
+        (self.host / name).chmod(0o755 if executable else 0o644)
 
 
 @dataclass
@@ -168,6 +178,39 @@ def _release(slots: list[_Slot], holder: NamespaceHolder | None, tmp: Path | Non
         holder.close()
     if tmp is not None:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _merged(
+    base: Sequence[tuple[int, int, int]], extra: Sequence[tuple[int, int, int]], max_tasks: int
+) -> tuple[tuple[int, int, int], ...]:
+    """The sandbox's rlimits with a run's own: ``extra`` wins (RLIMIT_AS included), and
+    RLIMIT_NPROC, where the sandbox uses it, follows the run's task limit."""
+    merged = {res: (soft, hard) for res, soft, hard in base}
+    if resource.RLIMIT_NPROC in merged:
+        merged[resource.RLIMIT_NPROC] = (max_tasks, max_tasks)
+    for res, soft, hard in extra:
+        merged[res] = (soft, hard)
+    return tuple((res, soft, hard) for res, (soft, hard) in merged.items())
+
+
+def _collect(directory: Path, names: Sequence[str]) -> dict[str, bytes]:
+    """The regular files ``names`` in a run's directory. The run is over (nothing of it is
+    left), but it chose what is there: a symlink or a FIFO under that name is skipped, never
+    followed or waited on."""
+    found = {}
+    for name in names:
+        try:
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            fd = os.open(directory / name, flags)
+        except OSError:
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                with os.fdopen(os.dup(fd), "rb") as f:
+                    found[name] = f.read()
+        finally:
+            os.close(fd)
+    return found
 
 
 def _rewind(fds: tuple[int, int, int]) -> None:
@@ -319,10 +362,10 @@ class Sandbox:
         host = self._host(inner)
         host.mkdir(mode=0o755)
         try:
+            staged = Staged(inner, host)
             for name, data in files.items():
-                (host / name).write_bytes(data)
-                (host / name).chmod(0o644)
-            yield Staged(inner, host)
+                staged.put(name, data)
+            yield staged
         finally:
             shutil.rmtree(host, ignore_errors=True)
 
@@ -358,14 +401,29 @@ class Sandbox:
         return tuple(out)
 
     def execute(
-        self, argv: Sequence[str], stdin: bytes, limits: Limits, *, env: Mapping[str, str] = {}
+        self,
+        argv: Sequence[str],
+        stdin: bytes,
+        limits: Limits,
+        *,
+        env: Mapping[str, str] = {},
+        rlimits: Sequence[tuple[int, int, int]] = (),
+        max_tasks: int | None = None,
+        keep: Sequence[str] = (),
     ) -> RawRun:
-        """Run ``argv`` with ``stdin`` under ``limits`` in a fresh private directory."""
+        """Run ``argv`` with ``stdin`` under ``limits`` in a fresh private directory.
+
+        ``rlimits``: (resource, soft, hard) triples set besides (or instead of) the sandbox's
+        own; ``max_tasks``: this run's process + thread limit (default: the config's);
+        ``keep``: names of files the run leaves in its directory to return in
+        ``RawRun.files`` (regular files only; the directory is removed all the same).
+        """
         if self._closed:
             raise RuntimeError("sandbox is closed")
+        tasks = self.config.max_tasks if max_tasks is None else max_tasks
         slot = self._slots.get()
         try:
-            return self._execute(slot, argv, stdin, limits, env)
+            return self._execute(slot, argv, stdin, limits, env, (tuple(rlimits), tasks, keep))
         finally:
             self._slots.put(slot)
 
@@ -376,7 +434,9 @@ class Sandbox:
         stdin: bytes,
         limits: Limits,
         extra_env: Mapping[str, str],
+        shape: tuple[tuple[tuple[int, int, int], ...], int, Sequence[str]],
     ) -> RawRun:
+        extra_rlimits, max_tasks, keep = shape
         inner = f"{self._base}/w-{self._ids.next()}"
         host = self._host(inner)
         host.mkdir(mode=0o700)
@@ -390,19 +450,24 @@ class Sandbox:
             os.lseek(fd_in, 0, os.SEEK_SET)
             cg = slot.cgroup
             if cg is not None:
-                cg.prepare(limits.memory_mb << 20, self.config.max_tasks)
+                cg.prepare(limits.memory_mb << 20, max_tasks)
             job = Job(
                 argv=tuple(argv),
                 env={**dict(self.config.env), "HOME": inner, "TMPDIR": inner, **extra_env},
                 cwd=inner,
                 uid=slot.uid,
-                rlimits=self._rlimits(limits, slot),
+                rlimits=_merged(self._rlimits(limits, slot), extra_rlimits, max_tasks),
                 wall_s=limits.wall_s,
             )
             done = self._run(slot, job, (fd_in, fd_out, fd_err))
             if cg is not None:
                 cg.kill_all()  # a guard: whoever ran it has killed its leftovers already
-            return self._record(done, cg, fds, limits)
+            raw = self._record(done, cg, fds, limits)
+            if not keep:
+                return raw
+            if cg is not None:
+                cg.reclaim()  # a build step: its cache must not count in the runs' peaks
+            return dataclasses.replace(raw, files=_collect(host, keep))
         finally:
             for fd in fds:
                 os.close(fd)
