@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 MODEL = "qwen2.5-coder-0.5b"
 K = 2
+SHARDS = 2  # one task per shard: each model stage runs as one job per shard
 # Each baseline of Table 1 with the roles its calls may have besides the Programmer's.
 BASELINE_ROLES = {
     "self_planning": {"planner"},
@@ -47,7 +48,7 @@ def tiny_study(tmp_path_factory) -> Path:
     overrides = {
         "data": {"jsonl": str(jsonl)},
         "subsets": ["2"],
-        "study": {"variants": VARIANTS, "iterations": K, "seed": 0},
+        "study": {"variants": VARIANTS, "iterations": K, "seed": 0, "shards": SHARDS},
         "models": {"use": [MODEL]},
     }
     (work / "tiny.yaml").write_text(yaml.safe_dump(overrides))
@@ -62,13 +63,15 @@ def tiny_study(tmp_path_factory) -> Path:
     return work
 
 
-def test_dag_has_one_job_per_iteration(tiny_study):
+def test_dag_has_one_job_per_iteration_and_shard(tiny_study):
     plan = (tiny_study / "dry-run.txt").read_text()
     table = plan.split("Job stats:", 1)[1]
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", table, re.MULTILINE))
-    assert jobs.get("repair_iteration") == str(K)
-    assert jobs.get("reflect") == "1" and jobs.get("design_tests") == "1"
-    assert jobs.get("run_method") == str(len(BASELINE_ROLES))  # one job per baseline
+    assert jobs.get("repair_iteration") == str(K * SHARDS)
+    assert jobs.get("reflect") == jobs.get("design_tests") == str(SHARDS)
+    assert jobs.get("gather_iteration") == str(K)  # each iteration gathered into one table
+    # one job per baseline and shard
+    assert jobs.get("run_method") == str(len(BASELINE_ROLES) * SHARDS)
 
 
 def test_every_stage_wrote_parquet(tiny_study):
