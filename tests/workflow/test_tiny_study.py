@@ -153,3 +153,50 @@ def test_a_baseline_runs_its_loop_in_one_job(tiny_study, variant):
         for _, group in attempts.groupby("task_id"):
             assert not group.sort_values("iteration").passed_generated.iloc[:-1].any()
     assert (pd.read_parquet(run / "tests.parquet").source == "none").all()
+
+
+def _one_shard_run(tiny_study, name: str, cache: dict) -> Path:
+    """RAMP's run of the tiny study again, as 1 shard, in a study of its own (its files apart
+    from the 2-shard run's): the folder of its run."""
+    config = yaml.safe_load((tiny_study / "tiny.yaml").read_text())
+    config["study"] = {**config["study"], "shards": 1, "name": name, "variants": ["ramp"]}
+    config["models"]["cache"] = cache
+    (tiny_study / f"{name}.yaml").write_text(yaml.safe_dump(config))
+    run = tiny_study / "results" / "studies" / name / "runs" / MODEL / "ramp" / "2"
+    done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", f"{name}.yaml", "--",
+                           str((run / "attempts.parquet").relative_to(tiny_study))],
+                          cwd=tiny_study, capture_output=True, text=True,
+                          env={**os.environ, "LANG": "C.UTF-8"}, timeout=1800)
+    assert done.returncode == 0, done.stderr[-5000:]
+    return run
+
+
+def _stage_tables(run: Path, drop: list[str]) -> dict[str, pd.DataFrame]:
+    names = ["reflections.parquet", "tests.parquet", "attempts.parquet",
+             *(f"iterations/{t}.parquet" for t in range(1, K + 1))]
+    return {n: pd.read_parquet(run / n).drop(columns=["study", *drop], errors="ignore")
+            for n in names}
+
+
+def test_one_shard_replays_the_two_shard_runs_calls_into_the_same_tables(tiny_study):
+    """The shard count changes no prompt and no parameter: 1 shard, replay-only from the cache
+    the 2-shard run recorded, misses no call and writes the same tables."""
+    one = _one_shard_run(tiny_study, "one-shard-replay", {"mode": "replay-only"})
+    two = tiny_study / "results" / "runs" / MODEL / "ramp" / "2"
+    measured = ["peak_rss_mb", "exec_seconds"]
+    for name, table in _stage_tables(two, measured).items():
+        pd.testing.assert_frame_equal(_stage_tables(one, measured)[name], table, obj=name)
+
+
+def test_one_shard_generates_the_same_text_as_two(tiny_study, tmp_path):
+    """The model itself, with an empty cache: each answer depends on its prompt, parameters and
+    seed, not on which prompts its job ran before it (1 shard runs both tasks in one job, 2
+    shards one each)."""
+    one = _one_shard_run(tiny_study, "one-shard-fresh",
+                         {"mode": "read-write", "dir": str(tmp_path / "cache")})
+    two = tiny_study / "results" / "runs" / MODEL / "ramp" / "2"
+    tables_one = _stage_tables(one, [])
+    for name, table in _stage_tables(two, []).items():
+        text = [c for c in table.columns
+                if not c.endswith(("_seconds", "peak_rss_mb")) and c != "exec_seconds"]
+        pd.testing.assert_frame_equal(tables_one[name][text], table[text], obj=name)
