@@ -39,7 +39,8 @@ def run(work: Path, shards: int, subset: str, iterations: int) -> tuple[float, P
         "data": {"jsonl": str((ROOT / base["data"]["jsonl"]).resolve())},
         "subsets": [subset],
         "study": {"variants": ["ramp"], "iterations": iterations, "seed": 0, "shards": shards},
-        "models": {"use": [MODEL], "cache": {"mode": "read-write", "dir": "cache"}},
+        "models": {"use": [MODEL], "cache": {"mode": "read-write", "dir": "cache",
+                                                 "committed": []}},
     }
     (folder / "bench.yaml").write_text(yaml.safe_dump(overrides), encoding="utf-8")
     snakemake = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "bench.yaml"]

@@ -34,13 +34,14 @@ sys.path.insert(0, str(ROOT / "workflow" / "scripts"))
 
 from ramp import study_config  # noqa: E402
 from ramp.plan import Job, Plan, parse_dot, schedule  # noqa: E402
+from ramp.sampling import read_id_list  # noqa: E402
 from ramp.shards import Shard  # noqa: E402
 
 MODEL_RULES = ("reflect", "design_tests", "repair_iteration", "run_method")
 DEFAULT = ROOT / "figures" / "paper10" / "data"
 TABLE1 = ROOT / "figures" / "table1-k3" / "paper10" / "data"
 BUG_VALIDATION_S_PER_TASK = 817.0 / 343  # README: 343 buggy programs in 13 min 37 s, 2 workers
-SUBSET_SIZE = {"all": 343, "paper10": 34}
+ALL_TASKS = 343
 GPU_BATCH = 16
 
 
@@ -98,8 +99,17 @@ class Costs:
         return self.open_share[min(t, len(self.open_share)) - 1]
 
 
+def subset_size(subset: str) -> int:
+    """Tasks of a subset: all of them, N, or the committed list data/subsets/NAME.txt."""
+    if subset == "all":
+        return ALL_TASKS
+    if subset.isdigit():
+        return int(subset)
+    return len(read_id_list(ROOT / "data" / "subsets" / f"{subset}.txt"))
+
+
 def shard_size(job: Job) -> int:
-    n = int(SUBSET_SIZE.get(job.wildcards["subset"], job.wildcards["subset"]))
+    n = subset_size(job.wildcards["subset"])
     shard = Shard.parse(job.wildcards.get("shard", "1-of-1"))
     return len(range(shard.index - 1, n, shard.count))
 
@@ -111,10 +121,9 @@ def job_seconds(job: Job, config: Mapping[str, Any], costs: Costs, *, gpu: bool)
         return (math.ceil(n / GPU_BATCH) if gpu else n) * seconds
 
     if job.rule == "validate_bugs":
-        return BUG_VALIDATION_S_PER_TASK * SUBSET_SIZE.get(job.wildcards.get("subset", ""), 343)
+        return BUG_VALIDATION_S_PER_TASK * subset_size(job.wildcards["subset"])
     if job.rule == "score_hidden":
-        return costs.hidden_per_task * int(SUBSET_SIZE.get(job.wildcards["subset"],
-                                                             job.wildcards["subset"]))
+        return costs.hidden_per_task * subset_size(job.wildcards["subset"])
     if job.rule not in MODEL_RULES:
         return 0.0
     n = shard_size(job)

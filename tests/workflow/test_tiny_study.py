@@ -193,7 +193,8 @@ def test_one_shard_generates_the_same_text_as_two(tiny_study, tmp_path):
     seed, not on which prompts its job ran before it (1 shard runs both tasks in one job, 2
     shards one each)."""
     one = _one_shard_run(tiny_study, "one-shard-fresh",
-                         {"mode": "read-write", "dir": str(tmp_path / "cache")})
+                         {"mode": "read-write", "dir": str(tmp_path / "cache"),
+                          "committed": []})
     two = tiny_study / "results" / "runs" / MODEL / "ramp" / "2"
     tables_one = _stage_tables(one, [])
     for name, table in _stage_tables(two, []).items():
