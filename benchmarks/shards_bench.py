@@ -59,17 +59,23 @@ def tables(run_dir: Path) -> dict[str, pd.DataFrame]:
             for p in sorted(run_dir.rglob("*.parquet")) if "shards" not in p.parts}
 
 
-def same(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame], *, text_only: bool) -> bool:
+def differences(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame]) -> list[str]:
+    """'table: column' for every column whose values differ (timings left out): empty when the
+    two runs wrote the same text, verdicts and counts."""
     if a.keys() != b.keys():
-        return False
+        return [f"tables: {sorted(a.keys() ^ b.keys())}"]
+    out = []
     for name, frame in a.items():
         other = b[name]
-        if text_only:  # what the model wrote, not how long it took
-            keep = [c for c in frame.columns if not c.endswith("_seconds")]
-            frame, other = frame[keep], other[keep]
-        if not frame.equals(other):
-            return False
-    return True
+        if len(frame) != len(other):
+            out.append(f"{name}: {len(frame)} vs {len(other)} rows")
+            continue
+        for column in frame.columns:
+            if column.endswith("_seconds"):
+                continue
+            if not frame[column].astype(str).equals(other[column].astype(str)):
+                out.append(f"{name}: {column}")
+    return out
 
 
 def main() -> None:
@@ -77,17 +83,26 @@ def main() -> None:
     parser.add_argument("--subset", default="2")
     parser.add_argument("--iterations", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--keep", type=Path, help="keep the runs' folders here, to compare")
     args = parser.parse_args()
     times: dict[int, list[float]] = {1: [], 2: []}
     identical = []
     for r in range(args.rounds):
-        with tempfile.TemporaryDirectory(prefix="ramp-shards-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="ramp-shards-", dir=args.keep) as tmp:
             dirs = {}
             for shards in ((1, 2) if r % 2 == 0 else (2, 1)):
                 seconds, dirs[shards] = run(Path(tmp), shards, args.subset, args.iterations)
                 times[shards].append(seconds)
                 print(f"round {r + 1}: {shards} shard(s): {seconds:.1f} s", flush=True)
-            identical.append(same(tables(dirs[1]), tables(dirs[2]), text_only=True))
+            differ = differences(tables(dirs[1]), tables(dirs[2]))
+            identical.append(not differ)
+            for line in differ:
+                print(f"round {r + 1}: differs: {line}")
+            if args.keep:
+                keep = args.keep / f"round-{r + 1}"
+                Path(tmp).rename(keep)
+                Path(tmp).mkdir()  # for the context manager to remove
+                print(f"round {r + 1}: kept in {keep}")
     mean = {k: sum(v) / len(v) for k, v in times.items()}
     result = {"subset": args.subset, "iterations": args.iterations, "cores": 2,
               "seconds": times, "ratio_1_over_2": round(mean[1] / mean[2], 2),
