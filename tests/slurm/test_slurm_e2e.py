@@ -19,6 +19,7 @@ from tiny_workflow import artifacts, copy_project, fit_profile, load_profile, wr
 REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 MODEL = "qwen2.5-coder-0.5b"
+SHARDS = 2  # the 2 tasks as 2 shards: each model stage runs as one Slurm job per shard
 # Test-only settings: poll Slurm every second instead of the plugin's 40 s first wait (each job
 # round drops from about a minute to about 12 s); squeue because there is no slurmdbd for
 # sacct; no account on this cluster; fail fast instead of retrying; keep logs to read on failure.
@@ -57,7 +58,8 @@ def tiny_study(path: Path, cache: Path, cache_mode: str) -> tuple[Path, str, boo
     bug-validation stages.
     """
     agents = os.environ.get("RAMP_SLURM_AGENTS", "1") != "0" and model_runs_here()
-    overrides = {"subsets": ["2"], "study": {"variants": ["ramp"], "iterations": 2},
+    overrides = {"subsets": ["2"],
+                 "study": {"variants": ["ramp"], "iterations": 2, "shards": SHARDS},
                  "models": {"use": [MODEL], "cache": {"mode": cache_mode, "dir": str(cache)}}}
     path.write_text(yaml.safe_dump(overrides), encoding="utf-8")
     return path, "all" if agents else "results/bugs/2/summary.md", agents
@@ -110,8 +112,11 @@ def test_tiny_study_through_slurm_matches_a_local_run(slurm_cluster: LocalSlurm,
     finished = set(FINISHED.findall(output)) - {"all"}
     assert {"load_tasks", "sample_tasks", "validate_bugs", "summarise_bugs"} <= finished
     if agents:
-        assert {"reflect", "design_tests", "repair_iteration", "collect_attempts",
-                "score_hidden", "score_run", "oracle", "render_figures"} <= finished
+        assert {"reflect", "design_tests", "repair_iteration", "gather_shards",
+                "gather_iteration", "collect_attempts", "score_hidden", "score_run", "oracle",
+                "render_figures"} <= finished
+        submitted = list(jobs.values())
+        assert submitted.count("reflect") == submitted.count("design_tests") == SHARDS
     assert set(jobs.values()) == finished, "every rule but `all` ran as a Slurm job"
     assert seen & set(jobs), "squeue never showed one of the workflow's jobs"
 
@@ -131,7 +136,8 @@ def test_tiny_study_through_slurm_matches_a_local_run(slurm_cluster: LocalSlurm,
     if agents:
         assert f"runs/{MODEL}/ramp/2/iterations/2.parquet" in here
     for name, table in here.items():
-        assert len(table) > 0 or name.endswith("errors.parquet"), name
+        # a shard's iteration 2 is empty when its one task passed at iteration 1
+        assert len(table) > 0 or name.endswith("errors.parquet") or "/shards/" in name, name
         pd.testing.assert_frame_equal(on_slurm[name], table, obj=name)
     for md in (local / "results").rglob("*.md"):
         assert (remote / "results" / md.relative_to(local / "results")).exists(), md.name

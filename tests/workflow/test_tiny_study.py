@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 MODEL = "qwen2.5-coder-0.5b"
 K = 2
+SHARDS = 2  # one task per shard: each model stage runs as one job per shard
 # Each baseline of Table 1 with the roles its calls may have besides the Programmer's.
 BASELINE_ROLES = {
     "self_planning": {"planner"},
@@ -47,7 +48,7 @@ def tiny_study(tmp_path_factory) -> Path:
     overrides = {
         "data": {"jsonl": str(jsonl)},
         "subsets": ["2"],
-        "study": {"variants": VARIANTS, "iterations": K, "seed": 0},
+        "study": {"variants": VARIANTS, "iterations": K, "seed": 0, "shards": SHARDS},
         "models": {"use": [MODEL]},
     }
     (work / "tiny.yaml").write_text(yaml.safe_dump(overrides))
@@ -62,13 +63,15 @@ def tiny_study(tmp_path_factory) -> Path:
     return work
 
 
-def test_dag_has_one_job_per_iteration(tiny_study):
+def test_dag_has_one_job_per_iteration_and_shard(tiny_study):
     plan = (tiny_study / "dry-run.txt").read_text()
     table = plan.split("Job stats:", 1)[1]
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", table, re.MULTILINE))
-    assert jobs.get("repair_iteration") == str(K)
-    assert jobs.get("reflect") == "1" and jobs.get("design_tests") == "1"
-    assert jobs.get("run_method") == str(len(BASELINE_ROLES))  # one job per baseline
+    assert jobs.get("repair_iteration") == str(K * SHARDS)
+    assert jobs.get("reflect") == jobs.get("design_tests") == str(SHARDS)
+    assert jobs.get("gather_iteration") == str(K)  # each iteration gathered into one table
+    # one job per baseline and shard
+    assert jobs.get("run_method") == str(len(BASELINE_ROLES) * SHARDS)
 
 
 def test_every_stage_wrote_parquet(tiny_study):
@@ -150,3 +153,51 @@ def test_a_baseline_runs_its_loop_in_one_job(tiny_study, variant):
         for _, group in attempts.groupby("task_id"):
             assert not group.sort_values("iteration").passed_generated.iloc[:-1].any()
     assert (pd.read_parquet(run / "tests.parquet").source == "none").all()
+
+
+def _one_shard_run(tiny_study, name: str, cache: dict) -> Path:
+    """RAMP's run of the tiny study again, as 1 shard, in a study of its own (its files apart
+    from the 2-shard run's): the folder of its run."""
+    config = yaml.safe_load((tiny_study / "tiny.yaml").read_text())
+    config["study"] = {**config["study"], "shards": 1, "name": name, "variants": ["ramp"]}
+    config["models"]["cache"] = cache
+    (tiny_study / f"{name}.yaml").write_text(yaml.safe_dump(config))
+    run = tiny_study / "results" / "studies" / name / "runs" / MODEL / "ramp" / "2"
+    done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", f"{name}.yaml", "--",
+                           str((run / "attempts.parquet").relative_to(tiny_study))],
+                          cwd=tiny_study, capture_output=True, text=True,
+                          env={**os.environ, "LANG": "C.UTF-8"}, timeout=1800)
+    assert done.returncode == 0, done.stderr[-5000:]
+    return run
+
+
+def _stage_tables(run: Path, drop: list[str]) -> dict[str, pd.DataFrame]:
+    names = ["reflections.parquet", "tests.parquet", "attempts.parquet",
+             *(f"iterations/{t}.parquet" for t in range(1, K + 1))]
+    return {n: pd.read_parquet(run / n).drop(columns=["study", *drop], errors="ignore")
+            for n in names}
+
+
+def test_one_shard_replays_the_two_shard_runs_calls_into_the_same_tables(tiny_study):
+    """The shard count changes no prompt and no parameter: 1 shard, replay-only from the cache
+    the 2-shard run recorded, misses no call and writes the same tables."""
+    one = _one_shard_run(tiny_study, "one-shard-replay", {"mode": "replay-only"})
+    two = tiny_study / "results" / "runs" / MODEL / "ramp" / "2"
+    measured = ["peak_rss_mb", "exec_seconds"]
+    for name, table in _stage_tables(two, measured).items():
+        pd.testing.assert_frame_equal(_stage_tables(one, measured)[name], table, obj=name)
+
+
+def test_one_shard_generates_the_same_text_as_two(tiny_study, tmp_path):
+    """The model itself, with an empty cache: each answer depends on its prompt, parameters and
+    seed, not on which prompts its job ran before it (1 shard runs both tasks in one job, 2
+    shards one each)."""
+    one = _one_shard_run(tiny_study, "one-shard-fresh",
+                         {"mode": "read-write", "dir": str(tmp_path / "cache"),
+                          "committed": []})
+    two = tiny_study / "results" / "runs" / MODEL / "ramp" / "2"
+    tables_one = _stage_tables(one, [])
+    for name, table in _stage_tables(two, []).items():
+        text = [c for c in table.columns
+                if not c.endswith(("_seconds", "peak_rss_mb")) and c != "exec_seconds"]
+        pd.testing.assert_frame_equal(tables_one[name][text], table[text], obj=name)

@@ -1,13 +1,17 @@
-# RAMP's agent stages (paper section 3.1), fanned out over {model} x {variant} x {subset}:
-# reflection (e0) and test generation once per run, then one job per repair iteration t = 1..K.
-# Model stages batch every open task's prompt into one call, so one (GPU) job serves many tasks.
-# The other methods of Table 1 (the baselines) run each task's whole loop in one job, run_method.
+# RAMP's agent stages (paper section 3.1), fanned out over {model} x {variant} x {subset} x
+# {shard} (a part of the run's tasks, common.smk): reflection (e0) and test generation once per
+# shard, then one job per repair iteration t = 1..K, which waits only for its own shard's t-1.
+# Model stages batch every open task's prompt of the shard into one call, so one (GPU) job serves
+# many tasks. The other methods of Table 1 (the baselines) run each task's whole loop in one job
+# per shard, run_method. gather_shards and gather_iteration join the shards' tables into the
+# run's one table per stage.
 
 
 wildcard_constraints:
     model=r"[^/]+",
     variant=r"[^/]+",
     t=r"[1-9][0-9]*",
+    shard=r"[1-9][0-9]*-of-[1-9][0-9]*",
 
 
 rule reflect:
@@ -16,13 +20,13 @@ rule reflect:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        reflections=run_file("reflections"),
+        reflections=shard_pattern("reflections"),
     log:
-        f"{RUN_LOGS}/reflect.log",
+        f"{RUN_LOGS}/shards/{{shard}}/reflect.log",
     benchmark:
         BENCHMARKS["reflect"]
     message:
-        "Feedback Integrator: initial reflections ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+        "Feedback Integrator: initial reflections ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     threads: MODEL_THREADS
     resources:
         model_stage=1,
@@ -38,13 +42,13 @@ rule design_tests:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        tests=run_file("tests"),
+        tests=shard_pattern("tests"),
     log:
-        f"{RUN_LOGS}/design_tests.log",
+        f"{RUN_LOGS}/shards/{{shard}}/design_tests.log",
     benchmark:
         BENCHMARKS["design_tests"]
     message:
-        "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+        "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
@@ -60,13 +64,13 @@ rule repair_iteration:
     input:
         unpack(iteration_inputs),
     output:
-        attempts=run_file("iteration"),
+        attempts=shard_pattern("iteration"),
     log:
-        f"{RUN_LOGS}/iteration_{{t}}.log",
+        f"{RUN_LOGS}/shards/{{shard}}/iteration_{{t}}.log",
     benchmark:
         BENCHMARKS["repair_iteration"]
     message:
-        "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+        "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
@@ -97,15 +101,15 @@ rule run_method:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        attempts=run_file("method_attempts"),
-        reflections=run_file("reflections"),
-        tests=run_file("tests"),
+        attempts=shard_pattern("method_attempts"),
+        reflections=shard_pattern("reflections"),
+        tests=shard_pattern("tests"),
     log:
-        f"{RUN_LOGS}/run_method.log",
+        f"{RUN_LOGS}/shards/{{shard}}/run_method.log",
     benchmark:
         BENCHMARKS["run_method"]
     message:
-        "Method {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset})"
+        "Method {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset}, shard {wildcards.shard})"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
@@ -113,3 +117,37 @@ rule run_method:
         "../../envs/models.yaml"
     script:
         "../scripts/run_method.py"
+
+
+rule gather_shards:
+    wildcard_constraints:
+        table=_one_of(FLAT_SHARDED),
+    input:
+        tasks=rules.sample_tasks.output.tasks,
+        parts=lambda w: shard_parts(w.table)(w),
+    output:
+        f"{RUN}/{{table}}.parquet",
+    log:
+        f"{RUN_LOGS}/gather_{{table}}.log",
+    message:
+        "Gathering the shards' {wildcards.table} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/gather_shards.py"
+
+
+rule gather_iteration:
+    input:
+        tasks=rules.sample_tasks.output.tasks,
+        parts=shard_parts("iteration"),
+    output:
+        run_file("iteration"),
+    log:
+        f"{RUN_LOGS}/gather_iteration_{{t}}.log",
+    message:
+        "Gathering the shards' iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    conda:
+        "../../envs/executor.yaml"
+    script:
+        "../scripts/gather_shards.py"

@@ -8,11 +8,14 @@ import re
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+
 from ramp import study_config
 from ramp.figures.render import figure_paths, study_line
 from ramp.figures.rerender import committed_studies
 from ramp.figures.study import RUN_FILES as RENDERED_RUN_FILES
-from ramp.runs import RUN_FILES
+from ramp.runs import RUN_FILES, SHARDED_FILES, shard_file
+from ramp.shards import all_shards
 
 SUBSETS = [str(s) for s in config["subsets"]]
 MODELS = (config.get("models") or {}).get("use", [])
@@ -40,6 +43,24 @@ RUN_LOGS = f"{LOGS}/runs/{{model}}/{{variant}}/{{subset}}"
 # The code the figures are drawn with: an input of the rendering rules, so that a change to it
 # redraws them.
 FIGURE_CODE = sorted(str(p) for p in Path("workflow/scripts/ramp/figures").glob("*.py"))
+
+
+def given_cores():
+    """--cores, or None where none was given (a cluster executor, which runs jobs elsewhere)."""
+    try:
+        return workflow.cores
+    except WorkflowError:
+        return None
+
+
+# Every model stage runs once per shard of a run's tasks ({shard}: "2-of-4"), so that a study
+# is as wide as its runs times its shards; gather_* rules join the shards' tables into the run
+# files. study.shards `auto` (the default) fills the cores Snakemake was given (--cores), one
+# shard per model job they can run at once. The count is in the shard's name, so a new count
+# plans new shard jobs (replayed from the model cache) instead of trusting another split's.
+SHARDS = [s.name for s in all_shards(study_config.shards(config, given_cores()))]
+# The sharded run files whose path is "<name>.parquet" (gather_shards; iterations have their own).
+FLAT_SHARDED = [n for n in SHARDED_FILES if RUN_FILES[n] == f"{n}.parquet"]
 
 
 def _one_of(names):
@@ -71,6 +92,28 @@ def run_path(w, name, **values):
     return f"{folder}/{RUN_FILES[name].format(**values)}"
 
 
+def shard_pattern(name):
+    """The path pattern of shard {shard}'s part of run file NAME, with the run's wildcards."""
+    return f"{RUN}/{shard_file(name)}"
+
+
+def shard_path(w, name, shard=None, **values):
+    """Shard ``shard``'s (default: the job's {shard}) part of run file NAME of a job's run."""
+    folder = RUN.format(model=w.model, variant=w.variant, subset=w.subset)
+    return f"{folder}/{shard_file(name).format(shard=shard or w.shard, **values)}"
+
+
+def shard_parts(name):
+    """An input function: every shard's part of run file NAME (of the job's iteration t, if
+    NAME has one), in shard order."""
+
+    def parts(w):
+        values = {"t": w.t} if "{t}" in RUN_FILES[name] else {}
+        return [shard_path(w, name, shard=s, **values) for s in SHARDS]
+
+    return parts
+
+
 # RAMP's agent stages build only the variants of staged methods; run_method builds the others.
 STAGED_VARIANTS = _one_of(study_config.variant_names(config, staged_only=True))
 ONE_JOB_VARIANTS = _one_of(study_config.variant_names(config, staged_only=False))
@@ -85,11 +128,12 @@ def attempts_inputs(w):
 
 
 def iteration_inputs(w):
+    """Iteration t of a shard waits only for iteration t-1 (or e0) and the tests of its shard."""
     t = int(w.t)
-    previous = run_path(w, "reflections") if t == 1 else run_path(w, "iteration", t=t - 1)
+    previous = shard_path(w, "reflections") if t == 1 else shard_path(w, "iteration", t=t - 1)
     return {
         "tasks": f"results/tasks/{w.subset}.parquet",
-        "tests": run_path(w, "tests"),
+        "tests": shard_path(w, "tests"),
         "previous": previous,
     }
 

@@ -21,10 +21,10 @@ REPORT_CODE = sorted(
 BENCH_RUN = f"{RESULTS}/benchmarks/runs/{{model}}/{{variant}}/{{subset}}"
 BENCHMARKS = {
     "validate_bugs": "results/benchmarks/bugs/{subset}/validate_bugs.tsv",
-    "reflect": f"{BENCH_RUN}/reflect.tsv",
-    "design_tests": f"{BENCH_RUN}/design_tests.tsv",
-    "repair_iteration": f"{BENCH_RUN}/repair_iteration/{{t}}.tsv",
-    "run_method": f"{BENCH_RUN}/run_method.tsv",
+    "reflect": f"{BENCH_RUN}/shards/{{shard}}/reflect.tsv",
+    "design_tests": f"{BENCH_RUN}/shards/{{shard}}/design_tests.tsv",
+    "repair_iteration": f"{BENCH_RUN}/shards/{{shard}}/repair_iteration/{{t}}.tsv",
+    "run_method": f"{BENCH_RUN}/shards/{{shard}}/run_method.tsv",
     "score_hidden": f"{BENCH_RUN}/score_hidden.tsv",
     "oracle": f"{RESULTS}/benchmarks/analysis/{{subset}}/oracle.tsv",
 }

@@ -33,6 +33,17 @@ RUN_FILES: dict[str, str] = {
     "costs": "costs.parquet",
 }
 
+# The run files a model stage writes per shard of the tasks (ramp.shards), each first under
+# shards/{shard}/ and then gathered into the run file of the same name: the one a user opens.
+SHARDED_FILES = ("reflections", "tests", "iteration", "method_attempts")
+
+
+def shard_file(name: str) -> str:
+    """Where shard ``{shard}`` of a run keeps its part of run file ``name``."""
+    if name not in SHARDED_FILES:
+        raise ValueError(f"run file {name!r} is not written per shard ({', '.join(SHARDED_FILES)})")
+    return f"shards/{{shard}}/{RUN_FILES[name]}"
+
 
 @dataclass(frozen=True)
 class RunId:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ramp.llm.base import LLM
 from ramp.methods import STAGED
+from ramp.shards import AUTO, shard_count
 from ramp.variants import Variant, variant_from_config
 
 DEFAULT_SEED = 0
@@ -72,6 +73,13 @@ def workers(config: Mapping[str, Any]) -> int:
 def model_threads(config: Mapping[str, Any]) -> int:
     """Cores a model job claims; equal to the model entry's n_threads (config.yaml says why)."""
     return int((config.get("study") or {}).get("model_threads", 1))
+
+
+def shards(config: Mapping[str, Any], cores: int | None) -> int:
+    """How many shards a run's tasks are split into (config study.shards: a number, or ``auto``:
+    as many as the ``cores`` Snakemake was given can run model jobs at once)."""
+    setting = (config.get("study") or {}).get("shards", AUTO)
+    return shard_count(setting, cores=cores, threads_per_job=model_threads(config))
 
 
 def study_name(config: Mapping[str, Any]) -> str:

@@ -4,6 +4,10 @@ the run's Parquet stamped with its identity (ramp.runs.RunId).
 The rule scripts are one call each into here (as the scoring stages are into
 ramp.analysis.stages), so a test can run a stage without Snakemake. The stages read the task
 table's problems only: the hidden tests are not even read (ramp.task_table.read_problems).
+
+A model stage runs on one shard of the subset's tasks (ramp.shards; the whole subset by
+default), and :func:`gather_shards` joins the shards' tables into the stage's one table, in
+the subset's order, so that the shard count never shows in what a stage writes.
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ from ramp.methods.records import Reflection, TestDesign
 from ramp.prompting import PromptLibrary
 from ramp.resources import peak_rss_mb
 from ramp.runs import RunId
+from ramp.shards import WHOLE, Shard, in_task_order
 from ramp.task_table import read_problems
+from ramp.tasks import Problem
 
 PathLike = str | os.PathLike[str]
 Config = Mapping[str, Any]
@@ -47,29 +53,44 @@ def _write(run: RunId, frame: pd.DataFrame, path: PathLike) -> pd.DataFrame:
     return frame
 
 
-def reflect(config: Config, run: RunId, tasks: PathLike, out: PathLike) -> pd.DataFrame:
-    """Rule reflect: the Feedback Integrator's initial reflection e0 of every task."""
+def shard_problems(tasks: PathLike, shard: Shard) -> list[Problem]:
+    """The problems of the task table that belong to ``shard``, in the table's order."""
     problems = read_problems(tasks)
+    members = shard.members(p.task_id for p in problems)
+    return [p for p in problems if p.task_id in members]
+
+
+def reflect(
+    config: Config, run: RunId, tasks: PathLike, out: PathLike, *, shard: Shard = WHOLE
+) -> pd.DataFrame:
+    """Rule reflect: the Feedback Integrator's initial reflection e0 of every task."""
+    problems = shard_problems(tasks, shard)
     variant = study_config.variant(config, run.variant)
-    llm = study_config.build_llm(config, run.model) if variant.initial_reflection else None
     log.info("initial reflections for %d tasks (%s, %s)", len(problems), run.model, run.variant)
-    items = initial_reflections(problems, llm=llm, lib=PromptLibrary.default(), variant=variant,
-                                seed=study_config.seed(config))
+    items = []
+    if problems:  # a shard may be empty (more shards than tasks): no model to load then
+        llm = study_config.build_llm(config, run.model) if variant.initial_reflection else None
+        items = initial_reflections(problems, llm=llm, lib=PromptLibrary.default(),
+                                    variant=variant, seed=study_config.seed(config))
     return _write(run, reflections_frame(items), out)
 
 
 def design_tests(
-    config: Config, run: RunId, tasks: PathLike, out: PathLike, *, workers: int
+    config: Config, run: RunId, tasks: PathLike, out: PathLike, *, workers: int,
+    shard: Shard = WHOLE,
 ) -> pd.DataFrame:
     """Rule design_tests: the Test Designer's guiding tests of every task (a large test's input
     generator runs in the sandbox, on ``workers`` processes: the job's threads)."""
-    problems = read_problems(tasks)
+    problems = shard_problems(tasks, shard)
     variant = study_config.variant(config, run.variant)
-    llm = study_config.build_llm(config, run.model) if variant.test_generation else None
     log.info("guiding tests for %d tasks (%s, %s)", len(problems), run.model, run.variant)
-    with SandboxExecutor(workers=workers) as executor:
-        items = designed_tests(problems, llm=llm, lib=PromptLibrary.default(), variant=variant,
-                               executor=executor, seed=study_config.seed(config))
+    items = []
+    if problems:
+        llm = study_config.build_llm(config, run.model) if variant.test_generation else None
+        with SandboxExecutor(workers=workers) as executor:
+            items = designed_tests(problems, llm=llm, lib=PromptLibrary.default(),
+                                   variant=variant, executor=executor,
+                                   seed=study_config.seed(config))
     frame = _write(run, tests_frame(items), out)
     log.info("%d tests, sources %s", frame.n_tests.sum(), frame.source.value_counts().to_dict())
     return frame
@@ -83,11 +104,13 @@ def repair_iteration(
     out: PathLike,
     *,
     workers: int,
+    shard: Shard = WHOLE,
 ) -> pd.DataFrame:
     """Rule repair_iteration: iteration t on the tasks iteration t-1 left open.
 
-    ``inputs``: tasks, tests, and previous (e0's reflections for t = 1, else iteration t-1)."""
-    problems = read_problems(inputs["tasks"])
+    ``inputs``: tasks, tests, and previous (e0's reflections for t = 1, else iteration t-1),
+    the last two of the same shard."""
+    problems = shard_problems(inputs["tasks"], shard)
     tests = pd.read_parquet(inputs["tests"])
     previous = pd.read_parquet(inputs["previous"])
     open_tasks = (first_open_tasks(problems, previous, tests) if t == 1
@@ -109,7 +132,8 @@ def repair_iteration(
 
 
 def run_method(
-    config: Config, run: RunId, tasks: PathLike, outputs: Mapping[str, PathLike], *, workers: int
+    config: Config, run: RunId, tasks: PathLike, outputs: Mapping[str, PathLike], *, workers: int,
+    shard: Shard = WHOLE,
 ) -> pd.DataFrame:
     """Rule run_method: a method's whole loop on every task, one row per iteration.
 
@@ -117,22 +141,27 @@ def run_method(
     and no generated tests of the workflow's; its reflections and tests tables say so (empty
     reflection, test source ``none``) so that scoring and the oracle read every run alike. An
     interrupted job resumes through the model cache: finished calls are replayed."""
-    problems = read_problems(tasks)
+    problems = shard_problems(tasks, shard)
     variant = study_config.variant(config, run.variant)
     budget = study_config.budget(config, run.variant)
     log.info("%s (method %s) on %d tasks, budget %d (%s)", variant.name, variant.method,
              len(problems), budget, run.model)
-    executors = sandbox_executors(workers=workers)
-    try:
-        ctx = MethodContext(llm=study_config.build_llm(config, run.model),
-                            lib=PromptLibrary.default(), variant=variant, executors=executors,
-                            budget=budget, seed=study_config.seed(config))
-        # Tasks at once: as many as the backend batches (1 on a CPU), so a GPU gets full batches.
-        concurrency = study_config.batch_size(config, run.model)
-        log.info("%d task(s) at a time", concurrency)
-        attempts = solve_tasks(method(variant.method), problems, ctx, concurrency=concurrency)
-    finally:
-        executors.close()
+    attempts = []
+    if problems:
+        executors = sandbox_executors(workers=workers)
+        try:
+            ctx = MethodContext(llm=study_config.build_llm(config, run.model),
+                                lib=PromptLibrary.default(), variant=variant,
+                                executors=executors, budget=budget,
+                                seed=study_config.seed(config))
+            # Tasks at once: as many as the backend batches (1 on a CPU), so a GPU gets full
+            # batches.
+            concurrency = study_config.batch_size(config, run.model)
+            log.info("%d task(s) at a time", concurrency)
+            attempts = solve_tasks(method(variant.method), problems, ctx,
+                                   concurrency=concurrency)
+        finally:
+            executors.close()
     run.write(reflections_frame([Reflection(p.task_id, "", None) for p in problems]),
               outputs["reflections"])
     run.write(tests_frame([TestDesign(p.task_id, (), (), "none", None) for p in problems]),
@@ -150,3 +179,19 @@ def collect_attempts(run: RunId, parts: Sequence[PathLike], out: PathLike) -> pd
                 else run.stamp(pd.DataFrame(columns=ATTEMPT_COLUMNS)))
     run.write(attempts, out)
     return attempts
+
+
+def gather_shards(
+    run: RunId, parts: Sequence[PathLike], tasks: PathLike, out: PathLike
+) -> pd.DataFrame:
+    """A stage's table from its shards' tables: their rows in the subset's task order (a task's
+    own rows, e.g. a method's iterations, keep their order), as one unsharded job writes them."""
+    frames = [pd.read_parquet(p) for p in parts]
+    if not frames:
+        raise ValueError("gather_shards: no shard tables to gather")
+    rows = [f for f in frames if len(f)]
+    joined = pd.concat(rows, ignore_index=True) if rows else frames[0]
+    order = [p.task_id for p in read_problems(tasks)]
+    gathered = in_task_order(joined, order)
+    run.write(gathered, out)
+    return gathered
