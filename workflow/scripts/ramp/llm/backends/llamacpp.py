@@ -172,6 +172,7 @@ class LlamaCppLLM:
         """What decides the bits of a stored KV state: the model (batch size included), the
         context it was laid out in, the threads, and the library that computed it."""
         return (f"{self._model_id}|n_ctx={self.llm.n_ctx()}|n_threads={self.llm.n_threads}"
+                f"|n_threads_batch={self.llm.n_threads_batch}"
                 f"|llama_cpp={llama_cpp.__version__}")
 
     @property
