@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from ramp.methods.base import Executors, MethodContext, sandbox_executors
@@ -198,7 +200,7 @@ def test_a_task_s_next_programmer_prompt_extends_its_last_one(task, lib, executo
     prefix cache (ramp.llm.prefix_cache) reuses it."""
     agents = _two_failures(task, lib, executor, Variant())
     prompts = [p[-1].content for p in agents.prompts["programmer"]]
-    for before, after in zip(prompts, prompts[1:], strict=False):
+    for before, after in itertools.pairwise(prompts):
         fixed = before.split("\n\nYour previous attempt:")[0].split("\n\nLet's think")[0]
         assert after.startswith(fixed)
 
