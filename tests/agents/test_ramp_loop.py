@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from ramp.methods.base import Executors, MethodContext, sandbox_executors
@@ -193,10 +195,20 @@ def test_the_programmer_sees_every_reflection_and_its_previous_candidate(task, l
         "Your previous attempt")
 
 
+def test_a_task_s_next_programmer_prompt_extends_its_last_one(task, lib, executor):
+    """What a task's prompt says before its previous candidate is the same text, grown: a
+    prefix cache (ramp.llm.prefix_cache) reuses it."""
+    agents = _two_failures(task, lib, executor, Variant())
+    prompts = [p[-1].content for p in agents.prompts["programmer"]]
+    for before, after in itertools.pairwise(prompts):
+        fixed = before.split("\n\nYour previous attempt:")[0].split("\n\nLet's think")[0]
+        assert after.startswith(fixed)
+
+
 def test_the_feedback_integrator_sees_its_earlier_reflections(task, lib, executor):
     agents = _two_failures(task, lib, executor, Variant())
     first, second = (p[-1].content for p in agents.prompts["feedback"])
-    assert "Earlier analysis:\nE0: multiplies by 3." in first
+    assert "Earlier analysis 1:\nE0: multiplies by 3." in first
     assert "Earlier analysis 1:\nE0: multiplies" in second
     assert "Earlier analysis 2:\nE1: still times 3." in second
 

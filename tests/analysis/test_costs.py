@@ -122,3 +122,47 @@ def test_peak_rss_is_this_processes_high_water_mark():
     hwm_kib = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")))
     assert peak_rss_mb() == pytest.approx(hwm_kib / 1024, abs=8)
     assert peak_rss_mb() > 10  # a Python interpreter with pandas loaded
+
+
+def _reused(role, reused, read, written):
+    return {f"{role}_reused_prompt_tokens": reused, f"{role}_kv_read_bytes": read,
+            f"{role}_kv_written_bytes": written}
+
+
+def test_prefix_reuse_per_stage_its_hit_rate_and_unknown_for_older_tables():
+    """Reused prompt tokens and the prefix cache's bytes are summed per stage and in the total,
+    the hit rate is their share of the prompt tokens; a table from before they were recorded
+    leaves its stage and the total unknown rather than zero."""
+    tasks = [make_task("a", "P")]
+    attempts = pd.DataFrame([
+        {"task_id": "a", "iteration": t, "code": "x", "n_tests": 2, "exec_seconds": 0.1,
+         **_role("programmer", "p", 100, 2.0), **_reused("programmer", 64 * t, 1000, 10),
+         **_role("feedback", "f", 40, 1.0), **_reused("feedback", 0, 0, 5)}
+        for t in (1, 2)
+    ])
+    validated = hidden_attempts([("a", 1, False, False), ("a", 2, False, False)])
+    validated = validated.assign(has_code=True, hidden_seconds=1.0, hidden_peak_memory_mb=7.0)
+    reflections = pd.DataFrame([{"task_id": "a", **_role("reflection", "r", 50, 1.0),
+                                 **_reused("reflection", 25, 0, 0)}])
+    tests = pd.DataFrame([{"task_id": "a", **_role("test_design", "t", 50, 1.0),
+                           **_reused("test_design", 0, 0, 0)}])
+    per_task = task_scores(validated, tasks, 2)
+    c = cost_table(attempts, reflections, tests, validated, per_task).set_index(
+        ["policy", "stage"])
+    assert c.loc[("full", "programmer"), "reused_prompt_tokens"] == 64 + 128
+    assert c.loc[("full", "programmer"), "prefix_hit_rate"] == pytest.approx(192 / 200)
+    assert c.loc[("full", "programmer"), "kv_read_bytes"] == 2000
+    assert c.loc[("full", "feedback_integrator"), "kv_written_bytes"] == 10
+    assert c.loc[("full", "feedback_integrator_initial"), "prefix_hit_rate"] == 0.5
+    assert c.loc[("full", "total"), "reused_prompt_tokens"] == 192 + 25
+    assert c.loc[("full", "total"), "prefix_hit_rate"] == pytest.approx(217 / (200 + 80 + 50 + 50))
+    assert c.loc[("full", "total"), "kv_written_bytes"] == 30
+
+    older = tests.drop(columns=[f"test_design_{f}" for f in
+                                ("reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")])
+    c = cost_table(attempts, reflections, older, validated, per_task).set_index(
+        ["policy", "stage"])
+    assert pd.isna(c.loc[("full", "test_designer"), "reused_prompt_tokens"])
+    assert pd.isna(c.loc[("full", "test_designer"), "prefix_hit_rate"])
+    assert pd.isna(c.loc[("full", "total"), "reused_prompt_tokens"])
+    assert c.loc[("full", "programmer"), "reused_prompt_tokens"] == 192

@@ -99,3 +99,18 @@ def test_importing_the_package_loads_no_model_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_prefix_cache_settings_default_to_a_bounded_folder_and_are_checked():
+    entries = {"a": {"backend": "llamacpp", "weights": "w"}}
+    config = ModelsConfig.from_dict({"use": ["a"], "entries": entries})
+    assert (config.cache.kv_dir, config.cache.kv_max_mb) == ("results/cache/kv", 4096)
+    off = ModelsConfig.from_dict({"use": ["a"], "entries": entries,
+                                  "cache": {"kv_dir": "kv", "kv_max_mb": 0}})
+    assert (off.cache.kv_dir, off.cache.kv_max_mb) == ("kv", 0)
+    for bad in (-1, "big", True):
+        with pytest.raises(ConfigError, match="kv_max_mb"):
+            ModelsConfig.from_dict({"use": ["a"], "entries": entries,
+                                    "cache": {"kv_max_mb": bad}})
+    with pytest.raises(ConfigError, match="known: committed, dir, kv_dir, kv_max_mb, mode"):
+        ModelsConfig.from_dict({"use": ["a"], "entries": entries, "cache": {"kv": 1}})

@@ -35,7 +35,8 @@ def test_usage_by_role_frame():
     log.tagged(fake, "reflection").complete([P2], SamplingParams())
     frame = log.by_role()
     assert list(frame.columns) == [
-        "role", "calls", "prompt_tokens", "completion_tokens", "seconds", "reused_prompt_tokens"
+        "role", "calls", "prompt_tokens", "completion_tokens", "seconds", "reused_prompt_tokens",
+        "kv_read_bytes", "kv_written_bytes",
     ]
     assert frame.to_dict("records")[0] == {
         "role": "programmer",
@@ -44,6 +45,8 @@ def test_usage_by_role_frame():
         "completion_tokens": 6,
         "seconds": 0.0,
         "reused_prompt_tokens": 0,
+        "kv_read_bytes": 0,
+        "kv_written_bytes": 0,
     }
     assert frame["role"].tolist() == ["programmer", "reflection"]
     assert len(log.calls_frame()) == 3

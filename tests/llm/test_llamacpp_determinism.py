@@ -1,8 +1,9 @@
 """A llama.cpp answer is a function of model, prompt, parameters and seed (the real 0.5B, T = 0.8).
 
 Whatever ran before (another prompt sharing the prefix, a call replayed from the cache, nothing:
-another process) the same prompt gives the same text, while whole batches of a shared prefix are
-still taken from the KV cache. Generations stay short: this runs on a 2-core CPU.
+another process, a prefix's KV state loaded from the disk cache, here or in another process) the
+same prompt gives the same text, while whole batches of a shared prefix are still taken from the
+KV cache. Generations stay short: this runs on a 2-core CPU.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 
 from ramp.llm import CachedLLM, SamplingParams, create_llm, embedded, messages
 from ramp.llm.answer_end import cut_at_end
+from ramp.llm.prefix_cache import PrefixCache
 from ramp.llm.spec import ModelSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
@@ -84,23 +86,56 @@ def test_resumed_run_replays_the_first_call_and_answers_the_second_alike(llm, tm
 
 _CHILD = """
 import json, sys
+from pathlib import Path
 from ramp.llm import SamplingParams, create_llm, messages
 from ramp.llm.spec import ModelSpec
-spec, prompt, params = json.loads(sys.stdin.read())
-llm = create_llm(ModelSpec(**spec))
+spec, prompt, params, prefix_dir = json.loads(sys.stdin.read())
+llm = create_llm(ModelSpec(**spec), prefix_dir=prefix_dir and Path(prefix_dir),
+                 prefix_max_bytes=2**30)
 (c,) = llm.complete([messages(*prompt)], SamplingParams(**params))
-print(json.dumps(c.text))
+print(json.dumps([c.text, c.reused_prompt_tokens, c.kv_read_bytes]))
 """
+
+
+def _in_another_process(prompt, prefix_dir=None):
+    """(text, reused prompt tokens, bytes read from the prefix cache) of a new process."""
+    payload = json.dumps([SPEC, [[m.role, m.content] for m in prompt],
+                          {"temperature": 0.8, "top_p": 0.95, "max_new_tokens": 12, "seed": 7},
+                          prefix_dir and str(prefix_dir)])
+    done = subprocess.run([sys.executable, "-c", _CHILD], input=payload, capture_output=True,
+                          text=True, check=True, timeout=600)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_another_process_gives_the_same_text(llm):
     _fresh(llm)
     _, here = llm.complete([FIRST, SECOND], PARAMS)
-    payload = json.dumps([SPEC, [[m.role, m.content] for m in SECOND],
-                          {"temperature": 0.8, "top_p": 0.95, "max_new_tokens": 12, "seed": 7}])
-    done = subprocess.run([sys.executable, "-c", _CHILD], input=payload, capture_output=True,
-                          text=True, check=True, timeout=300)
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == here.text
+    text, reused, _ = _in_another_process(SECOND)
+    assert (text, reused) == (here.text, 0)
+
+
+def test_same_text_from_a_prefix_loaded_from_the_disk_cache_here_and_in_another_process(
+    llm, tmp_path
+):
+    """FIRST's whole batches go to the disk cache; SECOND, in a new KV cache (as in the next
+    stage job) and in a new process, loads the batches it shares with them: same text."""
+    _fresh(llm)
+    (fresh,) = llm.complete([SECOND], PARAMS)
+    assert fresh.kv_read_bytes == fresh.kv_written_bytes == 0  # no disk cache: none used
+    llm.llm.prefix_cache = PrefixCache(tmp_path / "kv", llm.state_identity, 32, 2**30)
+    try:
+        _fresh(llm)
+        (first,) = llm.complete([FIRST], PARAMS)
+        assert first.kv_written_bytes > 0 and first.kv_read_bytes == 0
+        _fresh(llm)
+        (loaded,) = llm.complete([SECOND], PARAMS)
+    finally:
+        llm.llm.prefix_cache = None
+    assert loaded.kv_read_bytes > 0
+    assert loaded.reused_prompt_tokens >= 64 and loaded.reused_prompt_tokens % 32 == 0
+    assert loaded.text == fresh.text and loaded.completion_tokens == fresh.completion_tokens
+    text, reused, read = _in_another_process(SECOND, tmp_path / "kv")
+    assert text == fresh.text and reused >= 64 and read > 0
 
 
 def test_generation_stops_at_the_end_of_the_program(llm):

@@ -9,14 +9,20 @@ only on the returned program, as the paper's workflow does) and ``early_stop`` (
 Discussion's rule: the hidden tests run after every attempt and a task stops at its first
 hidden pass, so later attempts are not made). Seconds are summed per stage: a sum of compute
 times, not the wall time of a Snakemake run, which also includes scheduling and model loading.
+
+Prefix reuse: ``reused_prompt_tokens`` of the prompt tokens came from a KV cache (the call
+before, or the disk cache of prefixes shared by a study's jobs), ``prefix_hit_rate`` is their
+share, and ``kv_read_bytes`` / ``kv_written_bytes`` what the disk cache served and stored; all
+unknown (NA) for tables written before they were recorded.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+REUSE_FIELDS = ("reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")
 COST_COLUMNS = ["policy", "stage", "calls", "prompt_tokens", "completion_tokens", "seconds",
-                "peak_memory_mb"]
+                "peak_memory_mb", *REUSE_FIELDS, "prefix_hit_rate"]
 # Stages without a model: their ``calls`` are programs run, left out of the total's calls
 # (which counts model calls), while their seconds count in the total's.
 EXECUTOR_STAGES = ("test_executor", "hidden_validation")
@@ -30,7 +36,14 @@ def _calls(df: pd.DataFrame, role: str, stage: str, policy: str) -> dict:
         "completion_tokens": int(made[f"{role}_completion_tokens"].sum()) if len(made) else 0,
         "seconds": float(made[f"{role}_seconds"].sum()) if len(made) else 0.0,
         "peak_memory_mb": _peak_rss(made),
+        **_reuse(made, f"{role}_"),
     }
+
+
+def _reuse(made: pd.DataFrame, prefix: str) -> dict:
+    """The prefix-reuse sums of these calls; None where the table predates them."""
+    return {f: (int(made[prefix + f].sum()) if len(made) else 0)
+            if prefix + f in made.columns else None for f in REUSE_FIELDS}
 
 
 def _peak_rss(made: pd.DataFrame) -> float | None:
@@ -57,8 +70,14 @@ def _other_calls(df: pd.DataFrame, policy: str) -> list[dict]:
             "prompt_tokens": int(group["prompt_tokens"].sum()),
             "completion_tokens": int(group["completion_tokens"].sum()),
             "seconds": float(group["seconds"].sum()), "peak_memory_mb": _peak_rss(df),
+            **_reuse(group, ""),
         })
     return rows
+
+
+def _sum_or_unknown(values: pd.Series) -> object:
+    """A total that is unknown (NA) when any of its parts is."""
+    return values.sum(skipna=False)
 
 
 def _executed(attempts: pd.DataFrame) -> int:
@@ -77,6 +96,7 @@ def _hidden(validated: pd.DataFrame, policy: str) -> dict:
         "prompt_tokens": 0, "completion_tokens": 0,
         "seconds": float(ran["hidden_seconds"].sum()),
         "peak_memory_mb": float(memory.max()) if len(memory) else None,
+        **dict.fromkeys(REUSE_FIELDS, 0),
     }
 
 
@@ -104,7 +124,8 @@ def cost_table(
         rows.extend(_other_calls(kept, policy))
         rows.append({"policy": policy, "stage": "test_executor", "calls": _executed(kept),
                      "prompt_tokens": 0, "completion_tokens": 0,
-                     "seconds": float(kept["exec_seconds"].sum()), "peak_memory_mb": None})
+                     "seconds": float(kept["exec_seconds"].sum()), "peak_memory_mb": None,
+                     **dict.fromkeys(REUSE_FIELDS, 0)})
         if policy == "full":
             returned = per_task[["task_id", "returned_iteration"]].dropna()
             validated = hidden_attempts.merge(
@@ -113,13 +134,20 @@ def cost_table(
         else:
             validated = hidden_attempts.merge(kept[["task_id", "iteration"]])
         rows.append(_hidden(validated, policy))
-    df = pd.DataFrame(rows, columns=COST_COLUMNS)
+    df = pd.DataFrame(rows, columns=COST_COLUMNS[:-1]).astype(dict.fromkeys(REUSE_FIELDS,
+                                                                           "Int64"))
     model_calls = df["calls"].where(~df["stage"].isin(EXECUTOR_STAGES), 0)
     totals = df.assign(model_calls=model_calls).groupby("policy", sort=False).agg(
         calls=("model_calls", "sum"), prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"), seconds=("seconds", "sum"),
-        peak_memory_mb=("peak_memory_mb", "max")).reset_index()
+        peak_memory_mb=("peak_memory_mb", "max"),
+        **{f: (f, _sum_or_unknown) for f in REUSE_FIELDS}).reset_index()
     totals.insert(1, "stage", "total")
-    out = pd.concat([df, totals[COST_COLUMNS]], ignore_index=True)
-    return out.astype({"calls": "int64", "prompt_tokens": "int64", "completion_tokens": "int64",
-                       "seconds": "float64", "peak_memory_mb": "float64"})
+    out = pd.concat([df, totals[COST_COLUMNS[:-1]]], ignore_index=True)
+    out = out.astype({"calls": "int64", "prompt_tokens": "int64", "completion_tokens": "int64",
+                      "seconds": "float64", "peak_memory_mb": "float64",
+                      **dict.fromkeys(REUSE_FIELDS, "Int64")})
+    tokens = out["prompt_tokens"].where(out["prompt_tokens"] > 0)
+    out["prefix_hit_rate"] = (out["reused_prompt_tokens"].astype("float64") / tokens).astype(
+        "float64")
+    return out

@@ -63,7 +63,9 @@ class Completion:
 
     ``seconds`` is the wall time spent on this prompt; for a batch generated at once it is the
     batch's time divided evenly, so that per-role sums stay true. ``reused_prompt_tokens`` of
-    the ``prompt_tokens`` came from a KV cache instead of being evaluated.
+    the ``prompt_tokens`` came from a KV cache instead of being evaluated; ``kv_read_bytes``
+    and ``kv_written_bytes`` are what the call loaded from and stored in the disk cache of
+    prompt prefixes (ramp.llm.prefix_cache).
     """
 
     text: str
@@ -72,6 +74,8 @@ class Completion:
     completion_tokens: int
     seconds: float
     reused_prompt_tokens: int = 0
+    kv_read_bytes: int = 0
+    kv_written_bytes: int = 0
 
 
 Prompt = Sequence[ChatMessage]

@@ -43,9 +43,18 @@ def backend_class(name: str) -> type:
     return getattr(module, class_name)
 
 
-def create_llm(spec: ModelSpec) -> LLM:
-    """Build (and load) the model an entry describes."""
-    return backend_class(spec.backend)(spec)
+# Backends that share the KV state of prompt prefixes through a disk cache (models.cache.kv_dir).
+PREFIX_CACHE_BACKENDS = ("llamacpp",)
+
+
+def create_llm(spec: ModelSpec, *, prefix_dir: Path | None = None,
+               prefix_max_bytes: int = 0) -> LLM:
+    """Build (and load) the model an entry describes; a backend that can keeps prompt
+    prefixes' KV state in ``prefix_dir`` (at most ``prefix_max_bytes``; 0: no disk cache)."""
+    cls = backend_class(spec.backend)
+    if prefix_dir is not None and prefix_max_bytes > 0 and spec.backend in PREFIX_CACHE_BACKENDS:
+        return cls(spec, prefix_dir=prefix_dir, prefix_max_bytes=prefix_max_bytes)
+    return cls(spec)
 
 
 def batch_size(spec: ModelSpec) -> int:
@@ -56,7 +65,8 @@ def batch_size(spec: ModelSpec) -> int:
 def open_model(config: ModelsConfig, name: str, *, root: Path = Path(".")) -> LLM:
     """The model a stage uses: the entry's backend, behind the configured cache."""
     spec = config.spec(name)
-    llm = create_llm(spec)
+    llm = create_llm(spec, prefix_dir=root / config.cache.kv_dir,
+                     prefix_max_bytes=config.cache.kv_max_mb * 2**20)
     if config.cache.mode == "off":
         return llm
     committed = load_answers([root / p for p in config.cache.committed])

@@ -111,12 +111,21 @@ class CacheConfig:
     dir: str = "results/cache/llm"
     committed: tuple[str, ...] = ()
     """Files or folders of committed answers (ramp.llm.answers) asked after ``dir``."""
+    kv_dir: str = "results/cache/kv"
+    """The disk cache of prompt prefixes' KV state (ramp.llm.prefix_cache), shared by the jobs
+    of a study; it changes speed, never an answer."""
+    kv_max_mb: int = 4096
+    """Its bound in MiB (least recently used evicted first); 0 turns it off."""
 
     def __post_init__(self) -> None:
         if self.mode not in CACHE_MODES:
             raise ConfigError(
                 f"models.cache.mode: {self.mode!r} is not one of {', '.join(CACHE_MODES)}"
             )
+        if isinstance(self.kv_max_mb, bool) or not isinstance(self.kv_max_mb, int) \
+                or self.kv_max_mb < 0:
+            raise ConfigError(f"models.cache.kv_max_mb: expected an integer >= 0, got "
+                              f"{self.kv_max_mb!r}")
 
 
 @dataclass(frozen=True)
@@ -150,10 +159,11 @@ class ModelsConfig:
             if name not in entries:
                 raise ConfigError(f"models.use: {name!r} has no entry under models.entries")
         cache_raw = dict(raw.get("cache") or {})
+        cache_keys = [f.name for f in dataclasses.fields(CacheConfig)]
         for key in cache_raw:
-            if key not in ("mode", "dir", "committed"):
+            if key not in cache_keys:
                 raise ConfigError(
-                    f"models.cache: unknown key {key!r} (known: committed, dir, mode)")
+                    f"models.cache: unknown key {key!r} (known: {', '.join(sorted(cache_keys))})")
         if "committed" in cache_raw:
             cache_raw["committed"] = tuple(str(p) for p in cache_raw["committed"] or ())
         if cache_raw.get("mode") is False:  # YAML 1.1 reads a bare `off` as false

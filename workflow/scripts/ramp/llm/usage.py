@@ -10,7 +10,8 @@ import pandas as pd
 from ramp.llm.base import LLM, Completion, Prompt, SamplingParams
 
 BY_ROLE_COLUMNS = [
-    "role", "calls", "prompt_tokens", "completion_tokens", "seconds", "reused_prompt_tokens"
+    "role", "calls", "prompt_tokens", "completion_tokens", "seconds", "reused_prompt_tokens",
+    "kv_read_bytes", "kv_written_bytes",
 ]
 
 
@@ -23,6 +24,8 @@ class CallRecord:
     completion_tokens: int
     seconds: float
     reused_prompt_tokens: int = 0
+    kv_read_bytes: int = 0
+    kv_written_bytes: int = 0
 
 
 @dataclass
@@ -35,7 +38,7 @@ class UsageLog:
         self.records.extend(
             CallRecord(
                 role, model_id, c.finish_reason, c.prompt_tokens, c.completion_tokens, c.seconds,
-                c.reused_prompt_tokens,
+                c.reused_prompt_tokens, c.kv_read_bytes, c.kv_written_bytes,
             )
             for c in completions
         )
@@ -49,8 +52,9 @@ class UsageLog:
         return pd.DataFrame([asdict(r) for r in self.records], columns=columns)
 
     def by_role(self) -> pd.DataFrame:
-        """One row per role: calls, token sums, seconds, prompt tokens taken from a KV cache
-        (sorted by role, for stable Parquet)."""
+        """One row per role: calls, token sums, seconds, prompt tokens taken from a KV cache,
+        bytes of the disk cache of prefixes read and written (sorted by role, for stable
+        Parquet)."""
         calls = self.calls_frame()
         if calls.empty:
             return pd.DataFrame(columns=BY_ROLE_COLUMNS)
@@ -60,6 +64,8 @@ class UsageLog:
             completion_tokens=("completion_tokens", "sum"),
             seconds=("seconds", "sum"),
             reused_prompt_tokens=("reused_prompt_tokens", "sum"),
+            kv_read_bytes=("kv_read_bytes", "sum"),
+            kv_written_bytes=("kv_written_bytes", "sum"),
         )
         return out.reset_index()[BY_ROLE_COLUMNS]
 

@@ -2,7 +2,9 @@
 
 One row per task per stage; the agent calls are flattened into ``<role>_prompt``,
 ``<role>_response``, ``<role>_prompt_tokens``, ``<role>_completion_tokens`` and
-``<role>_seconds`` columns, so that `pd.read_parquet` gives a table a person can filter.
+``<role>_seconds`` columns (and the prefix reuse: ``<role>_reused_prompt_tokens``,
+``<role>_kv_read_bytes``, ``<role>_kv_written_bytes``), so that `pd.read_parquet` gives a table a
+person can filter.
 """
 
 from __future__ import annotations
@@ -15,14 +17,13 @@ import pandas as pd
 from ramp.methods.records import Attempt, Call, Candidate, OpenTask, Reflection, TestDesign
 from ramp.tasks import Problem, TestCase
 
-CALL_FIELDS = ("prompt", "response", "prompt_tokens", "completion_tokens", "seconds")
+CALL_FIELDS = ("prompt", "response", "prompt_tokens", "completion_tokens", "seconds",
+               "reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")
+_NO_CALL = Call("", "", "", 0, 0, 0.0)
 
 
 def _call_columns(role: str, call: Call | None) -> dict[str, Any]:
-    if call is None:
-        return {f"{role}_prompt": "", f"{role}_response": "", f"{role}_prompt_tokens": 0,
-                f"{role}_completion_tokens": 0, f"{role}_seconds": 0.0}
-    return {f"{role}_{f}": getattr(call, f) for f in CALL_FIELDS}
+    return {f"{role}_{f}": getattr(call or _NO_CALL, f) for f in CALL_FIELDS}
 
 
 def reflections_frame(items: Sequence[Reflection]) -> pd.DataFrame:
@@ -80,6 +81,8 @@ ATTEMPT_DTYPES = {
     "programmer_completion_tokens": "int64", "programmer_seconds": "float64",
     "feedback_prompt_tokens": "int64", "feedback_completion_tokens": "int64",
     "feedback_seconds": "float64",
+    **{f"{role}_{f}": "int64" for role in PRIMARY_ROLES
+       for f in ("reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")},
 }
 
 

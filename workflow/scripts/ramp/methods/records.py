@@ -24,7 +24,8 @@ def prompt_json(messages: Sequence[ChatMessage]) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    """One agent call as it goes to Parquet: role, prompt, raw answer, usage."""
+    """One agent call as it goes to Parquet: role, prompt, raw answer, usage (the prompt tokens
+    taken from a KV cache, and the bytes of the disk cache of prefixes read and written)."""
 
     role: str
     prompt: str
@@ -32,11 +33,14 @@ class Call:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    reused_prompt_tokens: int = 0
+    kv_read_bytes: int = 0
+    kv_written_bytes: int = 0
 
     @classmethod
     def of(cls, role: str, messages: Sequence[ChatMessage], c: Completion) -> Call:
         return cls(role, prompt_json(messages), c.text, c.prompt_tokens, c.completion_tokens,
-                   c.seconds)
+                   c.seconds, c.reused_prompt_tokens, c.kv_read_bytes, c.kv_written_bytes)
 
 
 @dataclass(frozen=True)

@@ -6,19 +6,26 @@ the library's own KV reuse (any shared prefix, then the rest of the prompt from 
 answer depend on the call before it. Here a prompt is always evaluated in the batches of a
 fresh evaluation, ``n_batch`` tokens each from position 0, and only whole batches computed that
 way are reused: the KV cache they leave is the same bits a fresh evaluation would compute.
+
+The same holds across processes: with a prefix cache (ramp.llm.prefix_cache) each call stores
+the KV state of its prompt's whole batches, and a call that finds a longer stored prefix of its
+prompt than its own KV cache holds loads that state instead of evaluating those batches.
 """
 
 from __future__ import annotations
 
+import ctypes
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import llama_cpp
 from llama_cpp import Llama
 
 from ramp.llm.answer_end import EndWatch, cut_at_end
 from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams
+from ramp.llm.prefix_cache import PrefixCache
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
 
@@ -55,23 +62,61 @@ class BlockReuseLlama(Llama):
     """``Llama`` whose prompt evaluation keeps an answer a function of the prompt alone.
 
     ``generate`` (which every completion call goes through) reuses only whole batches of the
-    KV cache (:func:`reusable_prefix`), and ends the answer where ``end_watch`` says it is
-    complete by yielding an end-of-generation token, which the library treats as end of turn.
+    KV cache (:func:`reusable_prefix`), or of a state stored in ``prefix_cache`` when that holds
+    more of the prompt, and ends the answer where ``end_watch`` says it is complete by yielding
+    an end-of-generation token, which the library treats as end of turn.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, prefix_cache: PrefixCache | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.whole = 0  # leading KV-cache tokens evaluated in whole batches from position 0
-        self.reused = 0  # prompt tokens the last call took from the cache
+        self.reused = 0  # prompt tokens the last call took from a KV cache (memory or disk)
+        self.read_bytes = 0  # bytes the last call loaded from the prefix cache
+        self.prefix_cache = prefix_cache
         self.end_watch: EndWatch | None = None
 
     def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Iterator[int]:
         tokens = list(tokens)
         reuse = reusable_prefix(self.input_ids[: self.n_tokens], self.whole, tokens, self.n_batch)
+        self.read_bytes = 0
+        reuse = self._load_stored(tokens, reuse)
         # The library reuses the longest prefix it still holds: hold only the reusable one.
         self.n_tokens = self.reused = self.whole = reuse
         inner = super().generate(tokens, *args, **kwargs)
         return self._watched(inner, tokens)
+
+    def _load_stored(self, tokens: list[int], reuse: int) -> int:
+        """Load the longest stored whole-batch prefix of ``tokens`` if it is longer than the
+        ``reuse`` tokens the KV cache holds; the tokens now reusable."""
+        limit = (len(tokens) - 1) // self.n_batch * self.n_batch
+        if self.prefix_cache is None or limit <= reuse:
+            return reuse
+        hit = self.prefix_cache.find(tokens, longer_than=reuse, limit=limit)
+        if hit is None:
+            return reuse
+        self._ctx.kv_cache_seq_rm(-1, 0, -1)
+        state = (ctypes.c_uint8 * len(hit.state)).from_buffer_copy(hit.state)
+        if not llama_cpp.llama_state_seq_set_data(self._ctx.ctx, state, len(hit.state), 0):
+            self._ctx.kv_cache_seq_rm(-1, 0, -1)  # a state this context cannot take: start over
+            return 0
+        self.input_ids[: hit.tokens] = tokens[: hit.tokens]
+        self.read_bytes = hit.bytes_read
+        return hit.tokens
+
+    def store_prefix(self) -> int:
+        """After a call: store the KV state of its prompt's whole batches unless it was all
+        reused; the bytes written. Only those batches are ever reused, so the KV cache keeps
+        just them (the rest of the prompt and the answer are dropped first)."""
+        if self.prefix_cache is None or self.whole <= self.reused:
+            return 0
+        self._ctx.kv_cache_seq_rm(-1, self.whole, -1)
+        self.n_tokens = self.whole
+        size = llama_cpp.llama_state_seq_get_size(self._ctx.ctx, 0)
+        state = (ctypes.c_uint8 * size)()
+        n = llama_cpp.llama_state_seq_get_data(self._ctx.ctx, state, size, 0)
+        return self.prefix_cache.put(self.input_ids[: self.whole].tolist(),
+                                     ctypes.string_at(state, n))
 
     def _watched(self, inner: Iterator[int], prompt: list[int]) -> Iterator[int]:
         watch, answer = self.end_watch, []
@@ -89,7 +134,13 @@ class BlockReuseLlama(Llama):
 
 
 class LlamaCppLLM:
-    def __init__(self, spec: ModelSpec) -> None:
+    """``spec``'s GGUF on llama.cpp; with ``prefix_dir``, whole batches of prompt prefixes are
+    shared through a disk cache there of at most ``prefix_max_bytes`` (ramp.llm.prefix_cache).
+    """
+
+    def __init__(
+        self, spec: ModelSpec, *, prefix_dir: Path | None = None, prefix_max_bytes: int = 0
+    ) -> None:
         if spec.quantization != "none":
             raise LLMError(
                 f"model {spec.name}: backend 'llamacpp' takes the quantization the GGUF file "
@@ -112,6 +163,17 @@ class LlamaCppLLM:
         )
         if spec.chat_template:
             self.llm.chat_handler = _chat_handler(spec.chat_template, self.llm)
+        if prefix_dir is not None and prefix_max_bytes > 0:
+            self.llm.prefix_cache = PrefixCache(
+                prefix_dir, self.state_identity, spec.n_batch, prefix_max_bytes)
+
+    @property
+    def state_identity(self) -> str:
+        """What decides the bits of a stored KV state: the model (batch size included), the
+        context it was laid out in, the threads, and the library that computed it."""
+        return (f"{self._model_id}|n_ctx={self.llm.n_ctx()}|n_threads={self.llm.n_threads}"
+                f"|n_threads_batch={self.llm.n_threads_batch}"
+                f"|llama_cpp={llama_cpp.__version__}")
 
     @property
     def model_id(self) -> str:
@@ -131,6 +193,7 @@ class LlamaCppLLM:
             )
         finally:
             self.llm.end_watch = None
+        written = self.llm.store_prefix()
         seconds = time.perf_counter() - start
         choice = out["choices"][0]
         text, ended = cut_at_end(choice["message"]["content"] or "", params.stop_when)
@@ -142,6 +205,8 @@ class LlamaCppLLM:
             completion_tokens=out["usage"]["completion_tokens"],
             seconds=seconds,
             reused_prompt_tokens=self.llm.reused,
+            kv_read_bytes=self.llm.read_bytes,
+            kv_written_bytes=written,
         )
 
     def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
