@@ -286,3 +286,15 @@ def test_runs_beside_a_loaded_torch() -> None:
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "PASSED"
     assert "set-up failed" not in out.stderr
+
+
+def test_an_error_s_text_does_not_name_the_staging_folder(executor):
+    """A program's traceback names its file; the folder it was staged in (p-0, p-1, ... in
+    staging order) must not leak into it, or the same program's traces, and the agents' prompts
+    that quote them, would depend on how many programs ran before it."""
+    program = "x = gets\nputs x.split.first.upcase + nil\n"
+    tests = [TestCase("a b\n", ("A\n",))]
+    first, second = (executor.run(program, tests, Limits(time_s=2)) for _ in range(2))
+    text = first.results[0].stderr_tail
+    assert "main.rb:2" in text and "/p-" not in text
+    assert second.results[0].stderr_tail == text

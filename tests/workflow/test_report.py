@@ -198,5 +198,5 @@ def test_the_runtimes_table_has_the_measured_jobs(study):
     assert {"validate_bugs", "score_hidden", "oracle", "reflect", "design_tests"} <= set(
         table["rule"])
     iterations = table.query("rule == 'repair_iteration' and variant == 'ramp'")
-    assert sorted(iterations["t"]) == list(range(1, K + 1))
+    assert sorted({int(t) for t in iterations["t"]}) == list(range(1, K + 1))  # one per shard
     assert (table["wall_s"] > 0).all()

@@ -31,7 +31,11 @@ BASELINE_ROLES = {
     "lantern": {"translator", "repairer"},
 }
 VARIANTS = ["ramp", *BASELINE_ROLES]
-TARGETS = [f"results/runs/{MODEL}/{v}/2/attempts.parquet" for v in VARIANTS]
+# Each run's attempts and its stages' gathered tables (a shard's own tables feed its next
+# stage, so nothing else asks for the gathered reflections and tests), and RAMP's scores.
+TARGETS = [f"results/runs/{MODEL}/{v}/2/{name}.parquet" for v in VARIANTS
+           for name in ("attempts", "reflections", "tests")] + [
+    f"results/runs/{MODEL}/ramp/2/scores.parquet"]
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +128,7 @@ def test_a_rerun_replays_every_call_and_gives_the_same_tables(tiny_study, tmp_pa
     config = yaml.safe_load((tiny_study / "tiny.yaml").read_text())
     config["models"]["cache"] = {"mode": "replay-only"}
     (tiny_study / "replay.yaml").write_text(yaml.safe_dump(config))
-    targets = [t.replace("attempts.parquet", "scores.parquet") for t in TARGETS[:2]]
+    targets = [f"results/runs/{MODEL}/{v}/2/scores.parquet" for v in before]
     done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", "replay.yaml", "--",
                            *targets], cwd=tiny_study, capture_output=True, text=True,
                           env={**os.environ, "LANG": "C.UTF-8"}, timeout=1800)

@@ -12,7 +12,7 @@ import dataclasses
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -97,6 +97,13 @@ class Prepared:
     compile_error: str = ""
     load_bytes: int = 0
     """A compiled binary's static size (elf.load_size); 0 for an interpreted program."""
+    directory: str = ""
+    """Where the program was staged (a per-stage name: p-0, p-1, ... in staging order): left
+    out of what the program prints, so that a run's text never depends on how many programs
+    its process staged before it (the agents read it; the model's answer follows it)."""
+
+    def scrub(self, text: str) -> str:
+        return text.replace(f"{self.directory}/", "") if self.directory else text
 
     def too_big(self, limits: Limits) -> bool:
         """Whether the binary alone is over the memory limit (it cannot even be loaded)."""
@@ -190,15 +197,16 @@ class SandboxExecutor:
         if not rt.binary_name:
             error = self.check(source)
             argv = () if error else tuple(rt.run_command(source))
-            return Prepared(argv=argv, compile_error=error)
+            return Prepared(argv=argv, compile_error=error, directory=staged.path)
         raw, error = self._check(staged.path, rt.check_command(source))
         if error:
-            return Prepared(compile_error=error)
+            return Prepared(compile_error=error, directory=staged.path)
         image = raw.files[rt.binary_name]
         staged.put(rt.binary_name, image, executable=True)
         binary = f"{staged.path}/{rt.binary_name}"
         load = load_size(image) if rt.address_space else 0
-        return Prepared(argv=tuple(rt.run_command(source, binary)), load_bytes=load)
+        return Prepared(argv=tuple(rt.run_command(source, binary)), load_bytes=load,
+                        directory=staged.path)
 
     def run(
         self,
@@ -228,7 +236,7 @@ class SandboxExecutor:
             def one(index: int) -> TestResult | None:
                 if stop_at_first_failure and stop.is_set():
                     return None
-                result = self.run_one(argv, index, tests[index], limits)
+                result = self.run_one(argv, index, tests[index], limits, scrub=prepared.scrub)
                 if result.verdict is not Verdict.PASSED:
                     stop.set()
                 return result
@@ -264,7 +272,7 @@ class SandboxExecutor:
             )
         verdict = classify(raw, limits, self.runtime)
         if verdict is not None:
-            detail = _tail(_text(raw.stderr).strip(), 300) or _note(raw, verdict)
+            detail = _tail(prepared.scrub(_text(raw.stderr)).strip(), 300) or _note(raw, verdict)
             return "", f"{verdict.value}: {detail}" if detail else verdict.value
         return _text(raw.stdout), ""
 
@@ -296,9 +304,16 @@ class SandboxExecutor:
         return once(), first
 
     def run_one(
-        self, argv: Sequence[str], index: int, test: TestCase, limits: Limits
+        self,
+        argv: Sequence[str],
+        index: int,
+        test: TestCase,
+        limits: Limits,
+        *,
+        scrub: Callable[[str], str] = str,
     ) -> TestResult:
-        """Run one test of an already-staged program and judge it."""
+        """Run one test of an already-staged program and judge it (``scrub``: Prepared.scrub,
+        which takes the staging folder out of what it printed)."""
         stdin = test.input.encode("utf-8", errors="surrogateescape")
         raw, rerun = self._execute(argv, stdin, limits)
         verdict = classify(raw, limits, self.runtime)
@@ -314,8 +329,8 @@ class SandboxExecutor:
             cpu_s=round(raw.cpu_s, 4),
             wall_s=round(raw.wall_s, 4),
             peak_memory_mb=raw.peak_memory_mb,
-            stdout_tail=_tail(stdout, tail),
-            stderr_tail=_tail(_text(raw.stderr), tail),
+            stdout_tail=_tail(scrub(stdout), tail),
+            stderr_tail=_tail(scrub(_text(raw.stderr)), tail),
             note="; ".join(n for n in (_note(raw, verdict), rerun) if n),
         )
 
