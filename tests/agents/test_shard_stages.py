@@ -46,7 +46,13 @@ def answer(prompt) -> str:
         return TESTS_OK
     if role in ("reflection", "feedback", "planner"):
         return f"The bug, seen from {_digest(prompt) % 997}: the output is off."
-    right = _digest(prompt) % 3 == 0
+    # A task's candidate is right from iteration 1, 2 or 3 on, by its buggy program alone (not
+    # by the wording around it), so that tasks close at different iterations whatever the
+    # templates say; the iteration is the number of analyses the prompt shows.
+    text = prompt[-1].content
+    program = text.split("Buggy Ruby program", 1)[-1].split("Analysis", 1)[0]
+    closes_at = int(hashlib.sha256(program.encode()).hexdigest(), 16) % 3 + 1
+    right = text.count("\nAnalysis ") >= closes_at
     return ruby("n = gets.to_i\nputs n * 2" if right else "n = gets.to_i\nputs n + 1")
 
 
