@@ -35,7 +35,7 @@ VARIANTS = ["ramp", *BASELINE_ROLES]
 # stage, so nothing else asks for the gathered reflections and tests), and RAMP's scores.
 TARGETS = [f"results/runs/{MODEL}/{v}/2/{name}.parquet" for v in VARIANTS
            for name in ("attempts", "reflections", "tests")] + [
-    f"results/runs/{MODEL}/ramp/2/scores.parquet"]
+    f"results/runs/{MODEL}/{v}/2/scores.parquet" for v in ("ramp", "self_planning")]
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +168,8 @@ def _one_shard_run(tiny_study, name: str, cache: dict) -> Path:
     (tiny_study / f"{name}.yaml").write_text(yaml.safe_dump(config))
     run = tiny_study / "results" / "studies" / name / "runs" / MODEL / "ramp" / "2"
     done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", f"{name}.yaml", "--",
-                           str((run / "attempts.parquet").relative_to(tiny_study))],
+                           *(str((run / f"{t}.parquet").relative_to(tiny_study))
+                             for t in ("attempts", "reflections", "tests"))],
                           cwd=tiny_study, capture_output=True, text=True,
                           env={**os.environ, "LANG": "C.UTF-8"}, timeout=1800)
     assert done.returncode == 0, done.stderr[-5000:]
