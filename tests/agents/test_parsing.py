@@ -161,3 +161,40 @@ def test_extract_python_accepts_its_usual_fence_tags():
 def test_extract_python_rejects_a_ruby_block_as_wrong_language():
     got = extract_program("```ruby\nputs gets.to_i * 2\n```", lang="python")
     assert got.status == "wrong_language" and "ruby" in got.detail
+
+
+CPP_PROGRAM = """#include <bits/stdc++.h>
+using namespace std;
+int main() {
+    long long n;
+    cin >> n;
+    cout << 2 * n << endl;
+}
+"""
+
+
+def test_extract_cpp_accepts_its_usual_fence_tags():
+    for tag in ("cpp", "c++", "cc", "C++", "CPP"):
+        got = extract_program(f"The fix:\n```{tag}\n{CPP_PROGRAM}```\nDone.", lang="cpp")
+        assert got.ok and got.code == CPP_PROGRAM, tag
+
+
+def test_extract_cpp_takes_the_last_cpp_block_after_a_quoted_snippet():
+    answer = ("The loop must start at 0:\n```cpp\nfor (int i = 0; i < n; i++)\n```\n"
+              f"Whole program:\n```cpp\n{CPP_PROGRAM}```\n")
+    assert extract_program(answer, lang="cpp").code == CPP_PROGRAM
+
+
+def test_extract_cpp_runs_an_untagged_block_and_rejects_other_languages():
+    assert extract_program(f"```\n{CPP_PROGRAM}```", lang="cpp").code == CPP_PROGRAM
+    got = extract_program("```ruby\nputs gets.to_i * 2\n```", lang="cpp")
+    assert got.status == "wrong_language" and "ruby" in got.detail
+    got = extract_program("```python\nprint(2 * int(input()))\n```", lang="cpp")
+    assert got.status == "wrong_language" and "python" in got.detail
+    assert extract_program("Use cin >> n; then cout << 2 * n.", lang="cpp").status == \
+        "no_code_block"
+
+
+def test_a_ruby_study_does_not_take_a_cpp_block():
+    got = extract_program(f"```cpp\n{CPP_PROGRAM}```", lang="ruby")
+    assert got.status == "wrong_language" and "cpp" in got.detail

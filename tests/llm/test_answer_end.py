@@ -104,6 +104,40 @@ def test_python_rule():
     assert ended and cut.endswith("print(n * 2)\n```\n")
     assert extract_program(cut, lang="python") == extract_program(answer, lang="python")
 
+CPP_PROGRAM = """#include <cstdio>
+int main() {
+    long long n;
+    scanf("%lld", &n);
+    printf("%lld\\n", 2 * n);
+}
+"""
+
+
+@pytest.mark.parametrize("tag", ["cpp", "c++", "cc"])
+def test_cpp_rule_ends_after_the_whole_program(tag):
+    answer = (f"The loop bound is wrong:\n```{tag}\nfor (int i = 0; i < n; i++)\n```\n"
+              f"Corrected:\n```{tag}\n{CPP_PROGRAM}```\nIt now doubles n.\n```{tag}\nint x;\n```\n")
+    cut, ended = cut_at_end(answer, "program:cpp")
+    assert ended and cut.endswith(f"{CPP_PROGRAM}```\n") and "doubles" not in cut
+    assert extract_program(cut, lang="cpp") == extract_program(cut.rstrip() + "\n", lang="cpp")
+    assert extract_program(cut, lang="cpp").code == CPP_PROGRAM
+
+
+@pytest.mark.parametrize("body", [
+    "#include <iostream>\nint main() { int n; std::cin >> n; std::cout << n; }\n",
+    "int main() { int c = getchar(); putchar(c); }\n",
+    "int main() {\n  char s[9];\n  fgets(s, 9, stdin);\n  puts(s);\n}\n",
+])
+def test_cpp_programs_read_and_write_their_own_ways(body):
+    assert cut_at_end(f"```cpp\n{body}```\nMore text.\n", "program:cpp")[1]
+
+
+def test_a_cpp_snippet_or_a_ruby_block_does_not_end_a_cpp_answer():
+    for answer in ("```cpp\nif (a[i] % 2 == 0) s += a[i];\n```\n",
+                   "```ruby\nn = gets.to_i\nputs n * 2\n```\n"):
+        assert cut_at_end(answer, "program:cpp") == (answer, False)
+
+
 
 @pytest.mark.parametrize("answer", [COT, SNIPPET_FIRST, SCOT])
 @pytest.mark.parametrize("step", [1, 2, 3, 7, 40])

@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ramp.languages import LANGUAGES
 from ramp.tasks import TestCase
 
 # ``` or ~~~ fences, with an optional info string; the closing fence matches the opening one.
@@ -20,10 +21,10 @@ _FENCE = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
-RUBY_TAGS = {"ruby", "rb"}
-PYTHON_TAGS = {"python", "py", "python3"}
 # The fence tags that count as a language: models tag the same language several ways.
-LANG_TAGS = {"ruby": RUBY_TAGS, "python": PYTHON_TAGS}
+LANG_TAGS = {key: set(lang.tags) for key, lang in LANGUAGES.items()}
+RUBY_TAGS = LANG_TAGS["ruby"]
+PYTHON_TAGS = LANG_TAGS["python"]
 OTHER_LANG_TAGS = {
     "python", "py", "python3", "cpp", "c++", "c", "java", "javascript", "js", "go", "rust",
     "csharp", "c#", "kotlin", "php", "perl", "haskell", "typescript", "ts", "scala", "swift",

@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ramp.languages import Language, language_of
+
 
 class Verdict(enum.StrEnum):
     """What happened to one program on one test (ExecEval's names, plus output-limit)."""
@@ -81,6 +83,12 @@ class Problem:
     @property
     def limits(self) -> Limits:
         return Limits(time_s=self.time_limit_s, memory_mb=self.memory_mb)
+
+    @property
+    def language(self) -> Language:
+        """The language of the program (from ``lang``, its dialect): the prompts' wording and
+        examples, the parser and the runtime of its repairs follow it (ramp.languages)."""
+        return language_of(self.lang)
 
 
 @dataclass(frozen=True)

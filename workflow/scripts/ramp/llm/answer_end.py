@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ramp.languages import LANGUAGES
+
 # The fences of ramp.parsing: ``` or ~~~, info string, body, the same fence closing the block
 # on a line of its own. Here the closing line must be finished (a newline follows it) so that
 # a fence still growing ("```" then "ruby") is not taken for a closing one.
@@ -30,15 +32,20 @@ _BLOCK = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
-_TAGS = {"ruby": ("ruby", "rb"), "python": ("python", "py", "python3")}
 _READS = {
     "ruby": re.compile(r"\bgets\b|\bSTDIN\b|\$stdin\b|\bARGF\b|\$<|\breadlines?\b"),
     "python": re.compile(r"\binput\s*\(|\bsys\.stdin\b|\bopen\(\s*0\b|\bstdin\b"),
+    # C++ reads through iostreams or C stdio (getchar_unlocked and the like included).
+    "cpp": re.compile(r"\bcin\b|\bf?scanf\b|\bgetchar|\bgetline\b|\bf?gets\b|\bfread\b"
+                      r"|\bstdin\b"),
 }
 _WRITES = {
     "ruby": re.compile(r"\bputs\b|\bprintf?\b|\bp\b|\bpp\b|\$stdout\b|\bSTDOUT\b|\$>"),
     "python": re.compile(r"\bprint\s*\(|\bsys\.stdout\b|\bstdout\b"),
+    "cpp": re.compile(r"\bcout\b|\bprintf\b|\bputs\b|\bputchar|\bfwrite\b|\bstdout\b"),
 }
+# The fence tags of each language that has a rule (ramp.languages lists them).
+_TAGS = {key: LANGUAGES[key].tags for key in _READS}
 
 # A block that reads input and runs this long is a program even if it prints nothing (a
 # wrong one is still the answer); a quoted snippet rarely is.

@@ -91,6 +91,22 @@ class LLM(Protocol):
     def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]: ...
 
 
+def complete_each(
+    llm: LLM, prompts: Sequence[Prompt], params: Sequence[SamplingParams]
+) -> list[Completion]:
+    """Complete ``prompts[i]`` with ``params[i]``: one batch per distinct parameters (a study of
+    one language makes one batch), the completions in the prompts' order."""
+    if len(prompts) != len(params):
+        raise ValueError(f"{len(prompts)} prompts but {len(params)} sampling parameters")
+    out: list[Completion | None] = [None] * len(prompts)
+    for p in dict.fromkeys(params):
+        where = [i for i, q in enumerate(params) if q == p]
+        for i, completion in zip(where, llm.complete([prompts[i] for i in where], p),
+                                 strict=True):
+            out[i] = completion
+    return [c for c in out if c is not None]
+
+
 def messages(*pairs: tuple[str, str]) -> tuple[ChatMessage, ...]:
     """``messages(("system", s), ("user", u))``: a prompt from (role, content) pairs."""
     return tuple(ChatMessage(role, content) for role, content in pairs)

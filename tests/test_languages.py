@@ -1,0 +1,56 @@
+"""The study's languages: one record each, the facts other modules list checked against it."""
+
+from __future__ import annotations
+
+import pytest
+
+from ramp import languages
+from ramp.execution import dialects
+from ramp.execution.runtime import RUNTIMES
+from ramp.hub import layout
+from ramp.languages import CPP, LANGUAGES, RUBY, STUDY_LANGUAGES, language, language_of
+from ramp.llm.answer_end import RULES
+from ramp.llm.base import ChatMessage, SamplingParams, complete_each
+from ramp.llm.fake import FakeLLM
+from ramp.tasks import Problem
+
+
+def test_every_dialect_the_executor_knows_belongs_to_one_language():
+    assert set(CPP.langs) == set(dialects.CPP_STANDARDS)
+    for lang in dialects.known_langs():
+        assert language_of(lang).key in RUNTIMES
+    assert language_of("GNU C++") is CPP and language_of("Ruby") is RUBY
+
+
+def test_each_language_has_a_runtime_a_stop_rule_and_fetchable_study_languages():
+    for lang in LANGUAGES.values():
+        assert lang.key in RUNTIMES and lang.stop_rule in RULES and lang.fence in lang.tags
+    assert set(STUDY_LANGUAGES) == set(layout.LANGUAGES)
+
+
+def test_unknown_names_are_errors_that_list_the_known_ones():
+    with pytest.raises(ValueError, match="known are ruby, cpp, python"):
+        language("java")
+    with pytest.raises(ValueError, match=r"unknown lang 'Java 8'.*GNU C\+\+11"):
+        language_of("Java 8")
+
+
+def test_a_problem_s_language_follows_its_lang():
+    problem = Problem("t", "p", "d", "i", "o", "", (), 1.0, 256, (), None, "int main() {}",
+                      lang="MS C++ 2017")
+    assert problem.language is languages.CPP
+    assert Problem("t", "p", "d", "i", "o", "", (), 1.0, 256, (), None, "puts 1").language is RUBY
+
+
+def test_complete_each_batches_by_parameters_and_keeps_the_order():
+    llm = FakeLLM(respond=lambda prompt: prompt[0].content.upper())
+    ruby, cpp = SamplingParams(stop_when="program:ruby"), SamplingParams(stop_when="program:cpp")
+    prompts = [(ChatMessage("user", x),) for x in "abc"]
+    answers = complete_each(llm, prompts, [ruby, cpp, ruby])
+    assert [a.text for a in answers] == ["A", "B", "C"]
+    assert llm.batches == 2 and [p for _, p in llm.seen] == [ruby, ruby, cpp]
+    single = FakeLLM(respond=lambda prompt: "x")
+    complete_each(single, prompts, [ruby] * 3)
+    assert single.batches == 1
+    with pytest.raises(ValueError, match="3 prompts but 2"):
+        complete_each(llm, prompts, [ruby, cpp])
