@@ -261,6 +261,6 @@ def test_the_workflow_stages_give_the_prompts_of_the_loop(task, lib, executor):
     tests = tests_frame(design_tests([task], executor=ruby_ex, **kw))
     state = first_open_tasks([task], reflections, tests)
     for t in (1, 2, 3):
-        frame = attempts_frame(iterate(state, t, budget=3, executor=ruby_ex, **kw))
+        frame = attempts_frame(iterate(state, t, budget=3, executors=executor, **kw))
         state = next_open_tasks([task], frame, tests)
     assert staged.prompts == looped.prompts

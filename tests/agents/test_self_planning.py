@@ -86,7 +86,7 @@ def test_few_shot_is_one_call_with_one_worked_example(task, lib, executors):
 
     agents = ScriptedAgents(programmer=[GOOD])
     (attempt,) = iterate([OpenTask(task, (), "")], 1, budget=variant.budget(11), llm=agents.llm,
-                         lib=lib, variant=variant, executor=executors.get("ruby"), seed=0)
+                         lib=lib, variant=variant, executors=executors, seed=0)
     prompt = agents.prompts["programmer"][0]
     assert [m.role for m in prompt] == ["system", "user", "assistant", "user"]
     assert "step by step" not in prompt[-1].content

@@ -44,7 +44,7 @@ TASK_IDS = ("c4155dc0e70535b4f91a2c9517cec939", "01e40f6af232215384754dc2ba978f2
 BUDGET = 4
 MODEL_ID = "golden"
 
-# The agent a prompt is for, by its system message (the Ruby wording).
+# The agent a prompt is for, by its system message (in any language's wording).
 ROLE_MARKERS = {
     "explains bugs": "reflection",
     "explains why a program fails": "feedback",
@@ -55,9 +55,9 @@ ROLE_MARKERS = {
     "analyst of a small software team": "analyst",
     "coder of a small software team": "programmer",
     "tester of a small software team": "tester",
-    "You translate Ruby programs into": "translator",
+    "programs into Python, keeping": "translator",
     "programmer who fixes programs so that they solve": "repairer",
-    "programs into Ruby, keeping": "programmer",
+    "You translate Python programs into": "programmer",
     "plans repairs": "planner",
     "implements a repair plan": "programmer",
     "You find inputs on which two programs": "distinguish",
@@ -95,6 +95,7 @@ Output:
 
 # Each role's answers, in turn: a role's calls cycle through them, from the task's index on, so
 # that the tasks take different paths (an unusable answer first, a plausible patch first...).
+# The programs are marked for the scripted executor: RIGHT, HALF (right on some inputs) or not.
 ANSWERS: dict[str, tuple[str, ...]] = {
     "reflection": ("The loop is off by one.\n```ruby\nputs 1\n```\nIt must start at 0.",),
     "feedback": ("It still prints the wrong value: the sum must skip the odd ones.",),
@@ -127,17 +128,18 @@ def role_of(prompt: Prompt) -> str:
 
 
 class ScriptedModel:
-    """Answers each role from its cycle of :data:`ANSWERS`, on a FakeLLM (which keeps every
-    prompt and its parameters in ``seen``)."""
+    """Answers each role from its cycle of ``answers`` (:data:`ANSWERS`), on a FakeLLM (which
+    keeps every prompt and its parameters in ``seen``)."""
 
-    def __init__(self, offset: int = 0) -> None:
+    def __init__(self, offset: int = 0, answers: dict[str, tuple[str, ...]] = ANSWERS) -> None:
         self.offset = offset
+        self.answers = answers
         self.turns: Counter[str] = Counter()
         self.llm = FakeLLM(respond=self._respond, model_id=MODEL_ID)
 
     def _respond(self, prompt: Prompt) -> str:
         role = role_of(prompt)
-        answers = ANSWERS[role]
+        answers = self.answers[role]
         answer = answers[(self.offset + self.turns[role]) % len(answers)]
         self.turns[role] += 1
         return answer
@@ -179,10 +181,10 @@ def problems() -> list[Problem]:
     return [tasks[i].problem for i in TASK_IDS]
 
 
-def record(variant: Variant, problem: Problem, lib: PromptLibrary,
-           offset: int = 0) -> list[tuple[Prompt, SamplingParams]]:
+def record(variant: Variant, problem: Problem, lib: PromptLibrary, offset: int = 0,
+           answers: dict[str, tuple[str, ...]] = ANSWERS) -> list[tuple[Prompt, SamplingParams]]:
     """Every call ``variant``'s method makes on ``problem`` with the scripted model."""
-    model = ScriptedModel(offset)
+    model = ScriptedModel(offset, answers)
     executors = Executors(lambda _language, _workers: ScriptedExecutor())
     ctx = MethodContext(llm=model.llm, lib=lib, variant=variant, executors=executors,
                         budget=variant.budget(BUDGET))

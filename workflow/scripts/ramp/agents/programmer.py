@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ramp.languages import Language
 from ramp.llm.base import ChatMessage
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.prompting import PromptLibrary
@@ -33,5 +34,6 @@ def prompt(
     )
 
 
-def parse(answer: str) -> ExtractedProgram:
-    return extract_program(answer, lang="ruby")
+def parse(answer: str, language: Language) -> ExtractedProgram:
+    """The program of an answer, in the task's ``language``."""
+    return extract_program(answer, lang=language.key)

@@ -68,7 +68,7 @@ class Executors:
 
 
 def sandbox_executors(workers: int = 2) -> Executors:
-    """Sandboxed executors for any runtime of ramp.execution.runtime (Ruby, Python)."""
+    """Sandboxed executors for any runtime of ramp.execution.runtime (Ruby, C++, Python)."""
 
     def build(language: str, n: int) -> Executor:
         return SandboxExecutor(workers=n, runtime=runtime_named(language))
@@ -89,7 +89,13 @@ class MethodContext:
 
     @property
     def ruby(self) -> Executor:
+        """Ruby's executor: the Test Designer's input generators are Ruby programs, whatever
+        the language of the task."""
         return self.executors.get("ruby")
+
+    def executor(self, problem: Problem) -> Executor:
+        """The executor of ``problem``'s programs: its language's runtime."""
+        return self.executors.get(problem.language.key)
 
 
 TaskMethod = Callable[[Problem, MethodContext], Sequence[Attempt]]

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ramp.agents.traces import format_traces
+from ramp.languages import Language
 from ramp.llm.base import ChatMessage
 from ramp.methods.base import MethodContext, attempt, sample_tests
 from ramp.methods.records import Attempt, Call, Check, check
@@ -47,10 +48,10 @@ def failure_text(tests: Sequence[TestCase], result: Check) -> str:
     return result.traces or "There are no sample tests to run it on."
 
 
-def history_answer(answer: str, program: ExtractedProgram) -> str:
+def history_answer(answer: str, program: ExtractedProgram, language: Language) -> str:
     """An earlier answer as the conversation keeps it: its program, since that is what ran."""
     if program.ok:
-        return f"```ruby\n{program.code.rstrip()}\n```"
+        return f"```{language.fence}\n{program.code.rstrip()}\n```"
     return answer.strip()[:MAX_ANSWER_CHARS] or "(empty answer)"
 
 
@@ -68,15 +69,16 @@ def _same_program(a: str, b: str) -> bool:
     return norm(a) == norm(b)
 
 
-def _listing(patches: Sequence[str]) -> str:
-    body = "\n\n".join(f"```ruby\n{p.rstrip()}\n```" for p in patches)
+def _listing(patches: Sequence[str], language: Language) -> str:
+    body = "\n\n".join(f"```{language.fence}\n{p.rstrip()}\n```" for p in patches)
     return f"Asked for an alternative to {len(patches)} plausible patch(es):\n{body}"
 
 
 def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """Up to ``ctx.budget`` turns of the conversation; one attempt per turn."""
     tests = sample_tests(task)
-    buggy = check(ctx.ruby, ExtractedProgram(task.buggy_code, "ok"), tests, task)
+    lang, executor = task.language, ctx.executor(task)
+    buggy = check(executor, ExtractedProgram(task.buggy_code, "ok"), tests, task)
     bug = failure_text(tests, buggy) if buggy.report is not None else ""
     base = {"task": task, "view": ctx.variant.programmer_view, "failure": bug}
     first = ctx.lib.render("baselines/chatrepair/initial", base)
@@ -91,12 +93,12 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
             listed = plausible[-MAX_LISTED:]
             messages = ctx.lib.render("baselines/chatrepair/alternative",
                                       {**base, "patches": listed})
-            feedback_in = _listing(listed)
+            feedback_in = _listing(listed, lang)
         else:
             messages = conversation(first, exchanges)
-        (answer,) = ctx.llm.complete([messages], ctx.variant.code_params(ctx.seed + t))
-        program = extract_program(answer.text, lang="ruby")
-        result = check(ctx.ruby, program, tests, task)
+        (answer,) = ctx.llm.complete([messages], ctx.variant.code_params(ctx.seed + t, lang.key))
+        program = extract_program(answer.text, lang=lang.key)
+        result = check(executor, program, tests, task)
         failure = failure_text(tests, result)
         if result.passed:
             if not any(_same_program(program.code, p) for p in plausible):
@@ -104,8 +106,8 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
         elif not plausible:
             (ask,) = ctx.lib.render("baselines/chatrepair/feedback",
                                     {"failure": failure, "ran": result.report is not None})
-            exchanges.append((ChatMessage("assistant", history_answer(answer.text, program)),
-                              ask))
+            exchanges.append((ChatMessage("assistant",
+                                          history_answer(answer.text, program, lang)), ask))
         attempts.append(attempt(
             task, t, program, result, accepted=result.passed, feedback_in=feedback_in,
             feedback_out=failure, calls=(Call.of(ROLE, messages, answer),),

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 
 from ramp.agents import feedback_integrator, programmer, test_designer
 from ramp.execution.executor import Executor
-from ramp.llm.base import LLM, ChatMessage
-from ramp.methods.base import MethodContext
+from ramp.llm.base import LLM, ChatMessage, complete_each
+from ramp.methods.base import Executors, MethodContext
 from ramp.methods.records import (
     Attempt,
     Call,
@@ -65,6 +65,8 @@ def design_tests(
     executor: Executor,
     seed: int,
 ) -> list[TestDesign]:
+    """T_g for every task; ``executor`` runs the large tests' input generators (Ruby programs,
+    whatever the task's language)."""
     if not variant.test_generation:
         return [TestDesign(p.task_id, (), (), "none", None) for p in problems]
     assert llm is not None
@@ -110,17 +112,20 @@ def iterate(
     llm: LLM,
     lib: PromptLibrary,
     variant: Variant,
-    executor: Executor,
+    executors: Executors,
     seed: int,
 ) -> list[Attempt]:
-    """One RAMP iteration for every open task (Steps 3 and 4)."""
+    """One RAMP iteration for every open task (Steps 3 and 4); each task's candidate runs on
+    the executor of its language."""
     prompts = [_programmer_prompt(lib, o, variant) for o in open_tasks]
-    answers = llm.complete(prompts, variant.code_params(seed + iteration))
+    languages = [o.problem.language for o in open_tasks]
+    answers = complete_each(llm, prompts, [variant.code_params(seed + iteration, lang.key)
+                                           for lang in languages])
     candidates = []
-    for o, m, a in zip(open_tasks, prompts, answers, strict=True):
-        program = programmer.parse(a.text)
-        result = check(executor, program, o.tests, o.problem,
-                       unusable="The previous answer contained no usable Ruby program")
+    for o, lang, m, a in zip(open_tasks, languages, prompts, answers, strict=True):
+        program = programmer.parse(a.text, lang)
+        result = check(executors.get(lang.key), program, o.tests, o.problem,
+                       unusable=f"The previous answer contained no usable {lang.name} program")
         candidates.append(_Candidate(o, program, result, Call.of(programmer.ROLE, m, a)))
 
     # Step 4: reflect on every failure, unless the budget is spent (nothing would read it).
@@ -186,16 +191,15 @@ class RepairResult:
 
 def run_loop(problem: Problem, ctx: MethodContext) -> RepairResult:
     """The paper's loop for one task: stop when a candidate passes T_g or t = K."""
-    executor = ctx.ruby
     reflection = initial_reflections([problem], llm=ctx.llm, lib=ctx.lib, variant=ctx.variant,
                                      seed=ctx.seed)[0]
     design = design_tests([problem], llm=ctx.llm, lib=ctx.lib, variant=ctx.variant,
-                          executor=executor, seed=ctx.seed)[0]
+                          executor=ctx.ruby, seed=ctx.seed)[0]
     state = OpenTask(problem, design.tests, (reflection.text,))
     attempts: list[Attempt] = []
     for t in range(1, ctx.budget + 1):
         (attempt,) = iterate([state], t, budget=ctx.budget, llm=ctx.llm, lib=ctx.lib,
-                             variant=ctx.variant, executor=executor, seed=ctx.seed)
+                             variant=ctx.variant, executors=ctx.executors, seed=ctx.seed)
         attempts.append(attempt)
         if attempt.passed_generated:
             break

@@ -219,8 +219,9 @@ def _generate(
     made, calls = [], []
     for k in range(ctx.variant.candidates):
         seed = candidate_seed(ctx.seed, t, k)
-        (answer,) = ctx.llm.complete([messages], ctx.variant.code_params(seed))
-        program = programmer.parse(answer.text)
+        (answer,) = ctx.llm.complete([messages],
+                                     ctx.variant.code_params(seed, problem.language.key))
+        program = programmer.parse(answer.text, problem.language)
         edit = edit_size(problem.buggy_code, program.code) if program.ok else -1
         made.append(Candidate(f"{t}.{k}", seed, program, edit))
         calls.append(Call.of(programmer.ROLE if k == 0 else ROLE_CANDIDATE, messages, answer))
@@ -289,7 +290,7 @@ def repair(problem: Problem, ctx: MethodContext) -> list[Attempt]:
     setup_calls = tuple(c for c in (reflection.call, design.call) if c is not None)
     bench = Bench.of(problem, design.tests if design.source == "generated" else (),
                      gate=v.sample_gate)
-    runner = Runner(ctx.ruby, problem.limits)
+    runner = Runner(ctx.executor(problem), problem.limits)
     pool: list[Candidate] = []
     reflections = [reflection.text]
     previous, previous_traces = "", ""
@@ -313,7 +314,8 @@ def repair(problem: Problem, ctx: MethodContext) -> list[Attempt]:
             failing = traces(bench, report)
         else:  # no usable program yet: the first answer's parse says why
             program, report = made[0].program, None
-            failing = f"The previous answers contained no usable Ruby program ({program.detail})."
+            failing = (f"The previous answers contained no usable {problem.language.name} "
+                       f"program ({program.detail}).")
 
         next_reflection = ""
         if not choice.stop and t < ctx.budget and failing and v.feedback_reflection:

@@ -75,7 +75,7 @@ def parse_review(answer: str) -> Review:
 def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """Analyst once, then coder and tester per iteration, until the tester approves or t = K."""
     tests = sample_tests(task)
-    variant = ctx.variant
+    variant, lang = ctx.variant, task.language
     base = {"task": task, "view": variant.programmer_view}
     analyst_prompt = ctx.lib.render("baselines/self_collaboration/analyst", base)
     (analyst_answer,) = ctx.llm.complete([analyst_prompt], variant.analysis_params(ctx.seed + 1))
@@ -89,10 +89,11 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
         coder_prompt = ctx.lib.render("baselines/self_collaboration/coder",
                                       {**base, "analysis": analysis, "program": latest,
                                        "review": review})
-        (coder_answer,) = ctx.llm.complete([coder_prompt], variant.code_params(ctx.seed + t))
+        (coder_answer,) = ctx.llm.complete([coder_prompt],
+                                           variant.code_params(ctx.seed + t, lang.key))
         calls.append(Call.of(ROLE_CODER, coder_prompt, coder_answer))
-        program = extract_program(coder_answer.text, lang="ruby")
-        result = check(ctx.ruby, program, tests, task)  # for the record only
+        program = extract_program(coder_answer.text, lang=lang.key)
+        result = check(ctx.executor(task), program, tests, task)  # for the record only
         if program.ok:
             latest = program.code
             tester_prompt = ctx.lib.render("baselines/self_collaboration/tester",
@@ -104,8 +105,8 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
             accepted, review = verdict.approved, verdict.feedback
         else:
             accepted = False
-            review = (f"Your answer contained no usable Ruby program ({program.detail}). "
-                      "Give the complete program in one ```ruby block.")
+            review = (f"Your answer contained no usable {lang.name} program ({program.detail}). "
+                      f"Give the complete program in one ```{lang.fence} block.")
         attempts.append(attempt(task, t, program, result, accepted=accepted,
                                 feedback_in=feedback_in, feedback_out=review, calls=calls))
         if accepted:

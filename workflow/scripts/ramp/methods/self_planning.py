@@ -20,6 +20,7 @@ PROGRAMMER = "programmer"
 
 def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     tests = sample_tests(task)
+    lang = task.language
     attempts: list[Attempt] = []
     feedback, previous_code = "", ""
     for t in range(1, ctx.budget + 1):
@@ -35,9 +36,9 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
             "baselines/self_planning/code",
             {"task": task, "view": ctx.variant.programmer_view, "plan": plan},
         )
-        (code_answer,) = ctx.llm.complete([code_prompt], ctx.variant.code_params(seed))
-        program = extract_program(code_answer.text, lang="ruby")
-        result = check(ctx.ruby, program, tests, task)
+        (code_answer,) = ctx.llm.complete([code_prompt], ctx.variant.code_params(seed, lang.key))
+        program = extract_program(code_answer.text, lang=lang.key)
+        result = check(ctx.executor(task), program, tests, task)
         next_feedback = "" if result.passed else result.traces
         attempts.append(attempt(
             task, t, program, result, accepted=result.passed,

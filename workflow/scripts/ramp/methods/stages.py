@@ -80,7 +80,8 @@ def design_tests(
     shard: Shard = WHOLE,
 ) -> pd.DataFrame:
     """Rule design_tests: the Test Designer's guiding tests of every task (a large test's input
-    generator runs in the sandbox, on ``workers`` processes: the job's threads)."""
+    generator, a Ruby program whatever the task's language, runs in the sandbox on ``workers``
+    processes: the job's threads)."""
     problems = shard_problems(tasks, shard)
     variant = study_config.variant(config, run.variant)
     log.info("guiding tests for %d tasks (%s, %s)", len(problems), run.model, run.variant)
@@ -118,13 +119,16 @@ def repair_iteration(
     log.info("iteration %d: %d open tasks (%s, %s)", t, len(open_tasks), run.model, run.variant)
     attempts = []
     if open_tasks:
-        with SandboxExecutor(workers=workers) as executor:
+        executors = sandbox_executors(workers=workers)
+        try:
             attempts = iterate(
                 open_tasks, t, budget=study_config.budget(config, run.variant),
                 llm=study_config.build_llm(config, run.model), lib=PromptLibrary.default(),
-                variant=study_config.variant(config, run.variant), executor=executor,
+                variant=study_config.variant(config, run.variant), executors=executors,
                 seed=study_config.seed(config),
             )
+        finally:
+            executors.close()
     frame = _write(run, attempts_frame(attempts), out)
     log.info("iteration %d: %d of %d passed their guiding tests", t,
              int(frame.passed_generated.sum()), len(frame))
