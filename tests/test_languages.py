@@ -54,3 +54,31 @@ def test_complete_each_batches_by_parameters_and_keeps_the_order():
     assert single.batches == 1
     with pytest.raises(ValueError, match="3 prompts but 2"):
         complete_each(llm, prompts, [ruby, cpp])
+
+
+def test_the_study_s_language_is_data_language_ruby_by_default():
+    from ramp import study_config
+
+    assert study_config.language({}) is RUBY
+    assert study_config.language({"data": {"language": "cpp"}}) is CPP
+    assert study_config.language({"data": {"language": "cpp", "fetch": {"language": "cpp"}}}) \
+        is CPP
+    with pytest.raises(ValueError, match=r"fetch\.language is 'ruby' but data\.language is 'cpp'"):
+        study_config.language({"data": {"language": "cpp", "fetch": {"language": "ruby"}}})
+    with pytest.raises(ValueError, match="'python' is not one of ruby, cpp"):
+        study_config.language({"data": {"language": "python"}})
+
+
+def test_ruby_s_tables_stay_where_they_were_another_language_s_go_apart():
+    from ramp import study_config
+
+    assert study_config.data_root({}) == "results"
+    assert study_config.data_root({"data": {"language": "cpp"}}, "logs") == "logs/cpp"
+
+
+def test_a_model_stage_refuses_tasks_of_another_language():
+    from ramp import study_config
+
+    study_config.check_language({"data": {"language": "cpp"}}, ["GNU C++11", "MS C++"])
+    with pytest.raises(ValueError, match=r"language is Ruby .* include GNU C\+\+17"):
+        study_config.check_language({}, ["Ruby", "GNU C++17"])

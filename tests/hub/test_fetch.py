@@ -185,10 +185,13 @@ def test_a_file_not_in_the_hubs_layout_is_named(tmp_path: Path) -> None:
 
 def test_the_config_and_its_schema_name_what_the_package_has() -> None:
     config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
-    assert config["data"]["fetch"] == vars(FetchSettings())
+    # The rows fetched are the study's language's (data.language) unless fetch says the same.
+    fetch = {"language": config["data"]["language"], **config["data"]["fetch"]}
+    assert fetch == vars(FetchSettings())
     schema = yaml.safe_load((ROOT / "config/schemas/config.schema.yaml").read_text())
-    languages = schema["properties"]["data"]["properties"]["fetch"]["properties"]["language"]
-    assert languages["enum"] == list(LANGUAGES)
+    data = schema["properties"]["data"]["properties"]
+    assert data["fetch"]["properties"]["language"]["enum"] == list(LANGUAGES)
+    assert data["language"]["enum"] == list(LANGUAGES)
     for lang in LANGUAGES.values():
         assert (MANIFESTS / lang.manifest).is_file()
 

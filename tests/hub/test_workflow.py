@@ -83,10 +83,12 @@ def test_the_data_rule_builds_the_task_file_the_workflow_loads(
     data = tmp_path / "data" / f"{language}.jsonl"
     config = tmp_path / "config.yaml"
     config.write_text(
-        f"data:\n  jsonl: {data}\n  fetch: {{language: {language}}}\n"
+        f"data:\n  jsonl: {data}\n  language: {language}\n"
         "subsets: ['2']\nexecutor: {workers: 1, memory_mb: 256}\n"
     )
     work = tmp_path / "work"
+    # A language other than Ruby keeps its tables and logs in folders of its own.
+    results, logs = ("results", "logs") if language == "ruby" else ("results/cpp", "logs/cpp")
     result = _snakemake(
         "-s",
         str(ROOT / "Snakefile"),
@@ -96,16 +98,16 @@ def test_the_data_rule_builds_the_task_file_the_workflow_loads(
         str(config),
         "--cores",
         "1",
-        "results/tasks/2.parquet",
+        f"{results}/tasks/2.parquet",
         cwd=ROOT,
         env={"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache)},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert data.is_file()
-    log = (work / "logs/data/fetch_data.log").read_text()
+    log = (work / logs / "data/fetch_data.log").read_text()
     measured = 343 if language == "ruby" else 312
     assert f"not the file the study was measured on: {rows} rows where {measured}" in log
-    tasks = pd.read_parquet(work / "results/tasks/tasks.parquet")
+    tasks = pd.read_parquet(work / results / "tasks/tasks.parquet")
     assert len(tasks) == rows
-    assert len(pd.read_parquet(work / "results/tasks/load_errors.parquet")) == 0
-    assert len(pd.read_parquet(work / "results/tasks/2.parquet")) == 2
+    assert len(pd.read_parquet(work / results / "tasks/load_errors.parquet")) == 0
+    assert len(pd.read_parquet(work / results / "tasks/2.parquet")) == 2

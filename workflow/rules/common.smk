@@ -30,6 +30,14 @@ ITERATIONS = study_config.budget(config)
 MODEL_THREADS = study_config.model_threads(config)
 # The executor-only jobs (bug validation, hidden validation, oracle) run this many workers.
 EXECUTOR_WORKERS = study_config.workers(config)
+# The study's language (config data.language: ruby or cpp). Its task tables and bug validation
+# live in a folder of the language's own, results/cpp/ (logs/cpp/), so that two languages' tables
+# never overwrite each other; Ruby's stay where they always were, results/ (logs/).
+LANGUAGE = study_config.language(config)
+DATA = study_config.data_root(config, "results")
+DATA_LOGS = study_config.data_root(config, "logs")
+TASKS = f"{DATA}/tasks"
+BUGS = f"{DATA}/bugs"
 # A named study (config study.name) keeps its runs, analysis, figures and logs in folders of its
 # own, so that studies with other settings (a smaller K, other models) never overwrite each
 # other's files. The task tables, the bug validation and the model cache stay shared.
@@ -132,7 +140,7 @@ def iteration_inputs(w):
     t = int(w.t)
     previous = shard_path(w, "reflections") if t == 1 else shard_path(w, "iteration", t=t - 1)
     return {
-        "tasks": f"results/tasks/{w.subset}.parquet",
+        "tasks": f"{TASKS}/{w.subset}.parquet",
         "tests": shard_path(w, "tests"),
         "previous": previous,
     }
@@ -171,7 +179,7 @@ def render_inputs(w):
 
 def all_targets():
     targets = []
-    targets += expand("results/bugs/{subset}/summary.md", subset=SUBSETS)
+    targets += expand(f"{BUGS}/{{subset}}/summary.md", subset=SUBSETS)
     targets += expand(run_file("attempts"), model=MODELS, variant=VARIANTS, subset=SUBSETS)
     if MODELS and VARIANTS:
         # Scores, oracle and figures need at least one run to gather.
@@ -179,7 +187,7 @@ def all_targets():
     return targets
 
 
-def dataset_input(path, table="results/tasks/tasks.parquet"):
+def dataset_input(path, table=f"{TASKS}/tasks.parquet"):
     """load_tasks's input: the dataset, marked ancient while its bytes are the ones the task table
     was built from (their SHA-256 is in the table's metadata, key ramp.source_sha256). A dataset
     remounted or copied anew (new mtime, same bytes) then reruns nothing; changed bytes, or a table

@@ -14,11 +14,15 @@ if not os.path.exists(config["data"]["jsonl"]):
         output:
             jsonl=config["data"]["jsonl"],
         log:
-            "logs/data/fetch_data.log",
+            f"{DATA_LOGS}/data/fetch_data.log",
         message:
             "Building {output.jsonl} from xCodeEval's apr validation split on the Hugging Face hub"
         params:
-            fetch=lookup(dpath="data/fetch", within=config, default={}),
+            # The rows of the study's language (data.fetch.language, when set, says the same).
+            fetch={
+                "language": LANGUAGE.key,
+                **lookup(dpath="data/fetch", within=config, default={}),
+            },
             manifests=f"{workflow.basedir}/data/manifests",
         conda:
             "../../envs/executor.yaml"
@@ -30,10 +34,10 @@ rule load_tasks:
     input:
         jsonl=dataset_input(config["data"]["jsonl"]),
     output:
-        tasks="results/tasks/tasks.parquet",
-        errors="results/tasks/load_errors.parquet",
+        tasks=f"{TASKS}/tasks.parquet",
+        errors=f"{TASKS}/load_errors.parquet",
     log:
-        "logs/data/load_tasks.log",
+        f"{DATA_LOGS}/data/load_tasks.log",
     message:
         "Loading the xCodeEval APR tasks from {input.jsonl}"
     params:
@@ -51,9 +55,9 @@ rule sample_tasks:
         # seeded order.
         ids=subset_ids,
     output:
-        tasks="results/tasks/{subset}.parquet",
+        tasks=f"{TASKS}/{{subset}}.parquet",
     log:
-        "logs/data/sample_{subset}.log",
+        f"{DATA_LOGS}/data/sample_{{subset}}.log",
     message:
         "Selecting the task subset '{wildcards.subset}'"
     params:

@@ -7,7 +7,7 @@
 
 rule trajectory_pages:
     input:
-        tasks="results/tasks/{subset}.parquet",
+        tasks=f"{TASKS}/{{subset}}.parquet",
         reflections=run_file("reflections"),
         tests=run_file("tests"),
         attempts=run_file("attempts"),
@@ -64,7 +64,7 @@ rule runtimes:
     input:
         # Not the benchmark files themselves: declaring them would rerun every job of a study
         # made before they were written. These come after every measured job of the subset.
-        bugs="results/bugs/{subset}/summary.md",
+        bugs=f"{BUGS}/{{subset}}/summary.md",
         scores=run_files("scores"),
         oracle=f"{RESULTS}/analysis/{{subset}}/oracle.parquet",
         code=REPORT_CODE,

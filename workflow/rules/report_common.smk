@@ -20,7 +20,7 @@ REPORT_CODE = sorted(
 # memory), by rule. The bug validation is shared by every study, like its results.
 BENCH_RUN = f"{RESULTS}/benchmarks/runs/{{model}}/{{variant}}/{{subset}}"
 BENCHMARKS = {
-    "validate_bugs": "results/benchmarks/bugs/{subset}/validate_bugs.tsv",
+    "validate_bugs": f"{DATA}/benchmarks/bugs/{{subset}}/validate_bugs.tsv",
     "reflect": f"{BENCH_RUN}/shards/{{shard}}/reflect.tsv",
     "design_tests": f"{BENCH_RUN}/shards/{{shard}}/design_tests.tsv",
     "repair_iteration": f"{BENCH_RUN}/shards/{{shard}}/repair_iteration/{{t}}.tsv",

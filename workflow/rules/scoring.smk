@@ -1,10 +1,11 @@
 # Scoring with the hidden tests (paper step 5) and the oracle analysis of the generated tests
-# (Table 3). Only these rules see hidden tests; they run Ruby, never a model.
+# (Table 3). Only these rules see hidden tests; they run programs of the study's language, never
+# a model.
 
 
 rule score_hidden:
     input:
-        tasks="results/tasks/{subset}.parquet",
+        tasks=f"{TASKS}/{{subset}}.parquet",
         attempts=run_file("attempts"),
     output:
         hidden=run_file("hidden"),
@@ -28,13 +29,13 @@ rule score_hidden:
 
 rule score_run:
     input:
-        tasks="results/tasks/{subset}.parquet",
+        tasks=f"{TASKS}/{{subset}}.parquet",
         attempts=run_file("attempts"),
         reflections=run_file("reflections"),
         tests=run_file("tests"),
         hidden=rules.score_hidden.output.hidden,
         hidden_attempts=rules.score_hidden.output.hidden_attempts,
-        bug_runs="results/bugs/{subset}/hidden_runs.parquet",
+        bug_runs=f"{BUGS}/{{subset}}/hidden_runs.parquet",
     output:
         scores=run_file("scores"),
         task_scores=run_file("task_scores"),
@@ -56,7 +57,7 @@ rule score_run:
 
 rule oracle:
     input:
-        tasks="results/tasks/{subset}.parquet",
+        tasks=f"{TASKS}/{{subset}}.parquet",
         attempts=run_files("attempts"),
         hidden_attempts=run_files("hidden_attempts"),
         tests=run_files("tests"),

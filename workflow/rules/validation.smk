@@ -5,9 +5,9 @@ rule validate_bugs:
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
-        runs="results/bugs/{subset}/hidden_runs.parquet",
+        runs=f"{BUGS}/{{subset}}/hidden_runs.parquet",
     log:
-        "logs/bugs/{subset}/run.log",
+        f"{DATA_LOGS}/bugs/{{subset}}/run.log",
     benchmark:
         BENCHMARKS["validate_bugs"]
     message:
@@ -24,11 +24,11 @@ rule summarise_bugs:
         tasks=rules.sample_tasks.output.tasks,
         runs=rules.validate_bugs.output.runs,
     output:
-        summary="results/bugs/{subset}/summary.parquet",
-        confusion="results/bugs/{subset}/confusion.parquet",
-        markdown="results/bugs/{subset}/summary.md",
+        summary=f"{BUGS}/{{subset}}/summary.parquet",
+        confusion=f"{BUGS}/{{subset}}/confusion.parquet",
+        markdown=f"{BUGS}/{{subset}}/summary.md",
     log:
-        "logs/bugs/{subset}/summary.log",
+        f"{DATA_LOGS}/bugs/{{subset}}/summary.log",
     message:
         "Summarising the bug validation of '{wildcards.subset}'"
     conda:

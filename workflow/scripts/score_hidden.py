@@ -1,7 +1,9 @@
 """Rule score_hidden: attempts.parquet -> hidden.parquet + hidden_attempts.parquet."""
 
+from ramp import study_config
 from ramp.analysis.stages import score_hidden
 from ramp.execution.executor import SandboxExecutor
+from ramp.execution.runtime import runtime_named
 from ramp.logs import stage_logger
 from ramp.runs import RunId
 
@@ -14,7 +16,9 @@ def progress(done, total, task_id, iteration, passed):
              "PASSED" if passed else "failed")
 
 
-with SandboxExecutor(workers=smk.threads) as executor:
+# The candidates are programs of the study's language, run by its runtime.
+runtime = runtime_named(study_config.language(smk.config).key)
+with SandboxExecutor(workers=smk.threads, runtime=runtime) as executor:
     summary = score_hidden(
         RunId.of(smk.config, smk.wildcards), smk.input.tasks, smk.input.attempts,
         smk.output.hidden, smk.output.hidden_attempts, executor,

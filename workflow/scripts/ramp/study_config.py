@@ -1,4 +1,5 @@
-"""What a study config means: the model, the variants, the budget K, the seed and the workers.
+"""What a study config means: its language, the model, the variants, the budget K, the seed and
+the workers.
 
 The rules and the stage functions ask here, with Snakemake's ``config`` dict, so that a fact
 (K = 11, a variant's method, how many iterations it runs) is answered in one place. Nothing
@@ -7,9 +8,11 @@ here runs at import time; the model layer is imported only when a model is built
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ramp.languages import RUBY, STUDY_LANGUAGES, Language, language_of
+from ramp.languages import language as language_named
 from ramp.llm.base import LLM
 from ramp.methods import STAGED
 from ramp.shards import AUTO, shard_count
@@ -20,6 +23,45 @@ DEFAULT_BUDGET = 11
 """The paper's budget K of repair iterations."""
 DEFAULT_WORKERS = 2
 """Processes the executor runs one program's tests on."""
+
+
+def language(config: Mapping[str, Any]) -> Language:
+    """The study's language (config ``data.language``; Ruby when unset): its tasks' language.
+
+    ``data.fetch.language``, which names the rows to fetch, defaults to it; set as well, it must
+    say the same."""
+    data = config.get("data") or {}
+    name = str(data.get("language") or RUBY.key)
+    if name not in STUDY_LANGUAGES:
+        raise ValueError(f"config data.language: {name!r} is not one of "
+                         f"{', '.join(STUDY_LANGUAGES)}")
+    fetched = (data.get("fetch") or {}).get("language")
+    if fetched not in (None, name):
+        raise ValueError(f"config data.fetch.language is {fetched!r} but data.language is "
+                         f"{name!r}: one study, one language (leave fetch.language out)")
+    return language_named(name)
+
+
+def data_root(config: Mapping[str, Any], root: str = "results") -> str:
+    """Where the task tables and the bug validation of the study's language live under ``root``
+    (``results`` or ``logs``): ``root`` itself for Ruby, where they always were (so that the
+    Ruby studies' files stay up to date), ``root/<language>`` for another language, so that two
+    languages' tables, subsets ``all`` and N included, never overwrite each other."""
+    key = language(config).key
+    return root if key == RUBY.key else f"{root}/{key}"
+
+
+def check_language(config: Mapping[str, Any], langs: Iterable[str]) -> None:
+    """ValueError unless every task ``lang`` (xCodeEval's dialect names) is of the study's
+    language: the prompts, parser and executor of a task follow its own language, so a task file
+    of another language would be studied under the wrong study's name."""
+    study = language(config)
+    other = sorted({lang for lang in langs if language_of(lang) != study})
+    if other:
+        raise ValueError(
+            f"the study's language is {study.name} (config data.language) but its tasks include "
+            f"{', '.join(other)} programs: point data.jsonl at a {study.name} task file, or set "
+            "data.language to theirs")
 
 
 def build_llm(config: Mapping[str, Any], name: str) -> LLM:

@@ -60,11 +60,19 @@ def shard_problems(tasks: PathLike, shard: Shard) -> list[Problem]:
     return [p for p in problems if p.task_id in members]
 
 
+def study_problems(config: Config, tasks: PathLike, shard: Shard) -> list[Problem]:
+    """:func:`shard_problems`, refused unless they are in the study's language (config
+    ``data.language``): a model stage names its run after the study."""
+    problems = shard_problems(tasks, shard)
+    study_config.check_language(config, (p.lang for p in problems))
+    return problems
+
+
 def reflect(
     config: Config, run: RunId, tasks: PathLike, out: PathLike, *, shard: Shard = WHOLE
 ) -> pd.DataFrame:
     """Rule reflect: the Feedback Integrator's initial reflection e0 of every task."""
-    problems = shard_problems(tasks, shard)
+    problems = study_problems(config, tasks, shard)
     variant = study_config.variant(config, run.variant)
     log.info("initial reflections for %d tasks (%s, %s)", len(problems), run.model, run.variant)
     items = []
@@ -82,7 +90,7 @@ def design_tests(
     """Rule design_tests: the Test Designer's guiding tests of every task (a large test's input
     generator, a Ruby program whatever the task's language, runs in the sandbox on ``workers``
     processes: the job's threads)."""
-    problems = shard_problems(tasks, shard)
+    problems = study_problems(config, tasks, shard)
     variant = study_config.variant(config, run.variant)
     log.info("guiding tests for %d tasks (%s, %s)", len(problems), run.model, run.variant)
     items = []
@@ -111,7 +119,7 @@ def repair_iteration(
 
     ``inputs``: tasks, tests, and previous (e0's reflections for t = 1, else iteration t-1),
     the last two of the same shard."""
-    problems = shard_problems(inputs["tasks"], shard)
+    problems = study_problems(config, inputs["tasks"], shard)
     tests = pd.read_parquet(inputs["tests"])
     previous = pd.read_parquet(inputs["previous"])
     open_tasks = (first_open_tasks(problems, previous, tests) if t == 1
@@ -145,7 +153,7 @@ def run_method(
     and no generated tests of the workflow's; its reflections and tests tables say so (empty
     reflection, test source ``none``) so that scoring and the oracle read every run alike. An
     interrupted job resumes through the model cache: finished calls are replayed."""
-    problems = shard_problems(tasks, shard)
+    problems = study_problems(config, tasks, shard)
     variant = study_config.variant(config, run.variant)
     budget = study_config.budget(config, run.variant)
     log.info("%s (method %s) on %d tasks, budget %d (%s)", variant.name, variant.method,
