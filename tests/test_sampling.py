@@ -135,3 +135,42 @@ def test_regenerating_paper10_reproduces_the_committed_file(tmp_path: Path) -> N
     args = argparse.Namespace(jsonl=REAL, seed=2024, out=out)
     assert sampling.main(args) == 0
     assert out.read_text() == PAPER10.read_text()
+
+
+CPP = ROOT / "../shared/data/xcodeeval-apr-cpp/validation.jsonl"
+CPP65 = ROOT / "data/subsets/cpp65.txt"
+needs_cpp = pytest.mark.skipif(not CPP.exists(), reason="the C++ data set is not here")
+
+
+def assert_strata_within_one(chosen: list[Task], tasks: list[Task]) -> None:
+    """Every (band, recorded outcome) stratum within one task of its share."""
+    def stratum(t: Task) -> tuple[str, str]:
+        return difficulty_band(t.difficulty), t.recorded_outcome
+
+    population, got = Counter(map(stratum, tasks)), Counter(map(stratum, chosen))
+    for key, n in population.items():
+        assert abs(got[key] - len(chosen) * n / len(tasks)) < 1, (key, got[key])
+
+
+def test_an_order_by_band_and_outcome_keeps_each_stratum_in_proportion() -> None:
+    outcomes = ["WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT_EXCEEDED"]
+    tasks = [Task(t.problem, recorded_outcome=outcomes[i % 3])
+             for i, t in enumerate(population())]
+    order = stratified_order(tasks, by=("band", "outcome"))
+    assert sorted(t.task_id for t in order) == sorted(t.task_id for t in tasks)
+    for n in (10, 35, 65):
+        assert_strata_within_one(order[:n], tasks)
+    assert stratified_order(tasks, by=("band", "outcome")) == order
+    assert stratified_order(tasks) == stratified_order(tasks, by=("band",))
+
+
+@needs_cpp
+def test_regenerating_cpp65_reproduces_the_committed_file(tmp_path: Path) -> None:
+    out = tmp_path / "cpp65.txt"
+    args = argparse.Namespace(draw="cpp65", jsonl=CPP, seed=2024, out=out)
+    assert sampling.main(args) == 0
+    assert out.read_text() == CPP65.read_text()
+    tasks = load_tasks(CPP).tasks
+    chosen = select_subset(tasks, "cpp65", id_file=CPP65)
+    assert len(chosen) == 65 and {t.problem.language.key for t in chosen} == {"cpp"}
+    assert_strata_within_one(chosen, tasks)

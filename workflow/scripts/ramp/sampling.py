@@ -1,10 +1,11 @@
 """Subsets of the tasks: `all`, a committed id list (`paper34`, the authors' 34 tasks; `paper10`,
-our own stratified 10% draw), or the first N of a stratified order.
+our own stratified 10% draw; `cpp65`, our C++ draw), or the first N of a stratified order.
 
 The paper's 10% subset (34 of 343) "preserves the difficulty distribution". We build one seeded
 order of all tasks in which every prefix keeps the difficulty bands in proportion, so `paper10`
 is its first 10% and a subset of N tasks is its first N: small runs stay representative and
-nest inside larger ones.
+nest inside larger ones. A committed draw (:data:`DRAWS`) may stratify by the recorded outcome
+of the buggy program too (`cpp65`: the size of the paper's C++ subset, 65).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ramp.dataset import load_tasks
@@ -40,17 +42,29 @@ def difficulty_band(difficulty: int | None) -> str:
     return BANDS[len(BAND_EDGES)]
 
 
-def stratified_order(tasks: Sequence[Task], seed: int = DEFAULT_SEED) -> list[Task]:
-    """All tasks, ordered so that each prefix holds every band in proportion (within one task).
+STRATA: dict[str, Callable[[Task], Hashable]] = {
+    "band": lambda t: BANDS.index(difficulty_band(t.difficulty)),
+    "outcome": lambda t: t.recorded_outcome,
+}
+"""What a stratified order may keep in proportion: the difficulty band, the buggy program's
+recorded outcome (a stratum is a combination of the values of the ``by`` it is given)."""
 
-    Within a band the order is a seeded shuffle of the tasks sorted by id, so it does not depend
-    on the input order. Position k goes to the band furthest below its share k * p_band.
+
+def stratified_order(
+    tasks: Sequence[Task], seed: int = DEFAULT_SEED, *, by: Sequence[str] = ("band",)
+) -> list[Task]:
+    """All tasks, ordered so that each prefix holds every stratum (by default: every difficulty
+    band) in proportion (within one task).
+
+    Within a stratum the order is a seeded shuffle of the tasks sorted by id, so it does not
+    depend on the input order. Position k goes to the stratum furthest below its share
+    k * p_stratum; strata are taken in order (bands from the easiest).
     """
     rng = random.Random(seed)
-    by_band: dict[str, list[Task]] = {b: [] for b in BANDS}
+    strata: dict[tuple[Hashable, ...], list[Task]] = {}
     for task in sorted(tasks, key=lambda t: t.task_id):
-        by_band[difficulty_band(task.difficulty)].append(task)
-    queues = {b: ts for b, ts in by_band.items() if ts}
+        strata.setdefault(tuple(STRATA[s](task) for s in by), []).append(task)
+    queues = {key: strata[key] for key in sorted(strata)}
     for ts in queues.values():
         rng.shuffle(ts)
     total = len(tasks)
@@ -58,10 +72,10 @@ def stratified_order(tasks: Sequence[Task], seed: int = DEFAULT_SEED) -> list[Ta
     taken = dict.fromkeys(queues, 0)
     order: list[Task] = []
     for k in range(1, total + 1):
-        open_bands = [b for b in queues if taken[b] < len(queues[b])]
-        band = max(open_bands, key=lambda b: k * share[b] - taken[b])
-        order.append(queues[band][taken[band]])
-        taken[band] += 1
+        open_strata = [key for key in queues if taken[key] < len(queues[key])]
+        stratum = max(open_strata, key=lambda key: k * share[key] - taken[key])
+        order.append(queues[stratum][taken[stratum]])
+        taken[stratum] += 1
     return order
 
 
@@ -127,47 +141,103 @@ def band_counts(tasks: Sequence[Task]) -> dict[str, int]:
     return {b: n for b, n in counts.items() if n}
 
 
+def outcome_counts(tasks: Sequence[Task]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for t in sorted(tasks, key=lambda t: t.recorded_outcome):
+        counts[t.recorded_outcome] = counts.get(t.recorded_outcome, 0) + 1
+    return counts
+
+
+@dataclass(frozen=True)
+class Draw:
+    """A committed id list drawn from a data set (data/subsets/NAME.txt): the first ``size``
+    tasks (None: the paper's 10%) of the stratified order ``by`` the strata named."""
+
+    name: str
+    jsonl: str
+    """The data set drawn from, as the config names it."""
+    about: str
+    """What the list is, after "N of M tasks of FILE, " in its header (may span lines)."""
+    size: int | None = None
+    by: tuple[str, ...] = ("band",)
+
+    def ids(self, tasks: Sequence[Task], seed: int = DEFAULT_SEED) -> list[str]:
+        n = self.size or paper_size(len(tasks))
+        if not 1 <= n <= len(tasks):
+            raise SubsetError(f"{self.name}: {n} tasks asked of {len(tasks)}")
+        return [t.task_id for t in stratified_order(tasks, seed, by=self.by)[:n]]
+
+    def command(self, seed: int) -> str:
+        """The command that regenerates the list."""
+        draw = "" if self.name == DEFAULT_DRAW else f" --draw {self.name}"
+        return (f"python -m ramp subset-ids{draw} --jsonl {self.jsonl} --seed {seed} "
+                f"--out data/subsets/{self.name}.txt")
+
+
+DEFAULT_DRAW = "paper10"
+DRAWS: dict[str, Draw] = {d.name: d for d in (
+    Draw("paper10", "../shared/data/xcodeeval-apr-ruby/validation.jsonl",
+         "our own stratified 10% draw (not the authors'\n# subset: that is paper34)."),
+    Draw("cpp65", "../shared/data/xcodeeval-apr-cpp/validation.jsonl",
+         "our own stratified draw of as many\n# tasks as the paper's C++ subset (65; its 10% of "
+         "641 C++ programs, ours of the 312 over\n# the Ruby set's problems).",
+         size=65, by=("band", "outcome")),
+)}
+"""The committed draws, by name."""
+
+
 def render_id_list(
-    tasks: Sequence[Task], ids: Sequence[str], seed: int, source: str, digest: str = ""
+    tasks: Sequence[Task], ids: Sequence[str], seed: int, source: str, digest: str = "",
+    draw: Draw = DRAWS[DEFAULT_DRAW],
 ) -> str:
     chosen = [t for t in tasks if t.task_id in set(ids)]
     population = band_counts(tasks)
     picked = band_counts(chosen)
     bands = ", ".join(f"{b}: {picked.get(b, 0)}/{n}" for b, n in population.items())
+    first = "10%" if draw.size is None else str(draw.size)
+    strata = f"bands {BAND_EDGES}" + (" and recorded outcomes" if "outcome" in draw.by else "")
     header = [
-        f"# paper10: {len(ids)} of {len(tasks)} tasks of {source}, our own stratified 10% draw "
-        "(not the authors'",
-        "# subset: that is paper34).",
-        "# Made by the first 10% of a seeded order in which every prefix keeps the difficulty",
-        f"# bands {BAND_EDGES} in proportion (ramp.sampling.stratified_order, seed {seed}).",
+        f"# {draw.name}: {len(ids)} of {len(tasks)} tasks of {source}, {draw.about}",
+        f"# Made by the first {first} of a seeded order in which every prefix keeps the difficulty",
+        f"# {strata} in proportion (ramp.sampling.stratified_order, seed {seed}).",
         f"# Per band, chosen/population: {bands}.",
-        "# Regenerate: python -m ramp subset-ids --jsonl ../shared/data/xcodeeval-apr-ruby/"
-        f"validation.jsonl --seed {seed} --out data/subsets/paper10.txt",
+    ]
+    if "outcome" in draw.by:
+        got = outcome_counts(chosen)
+        outcomes = ", ".join(f"{o}: {got.get(o, 0)}/{n}" for o, n in outcome_counts(tasks).items())
+        header.append(f"# Per recorded outcome, chosen/population: {outcomes}.")
+    header += [
+        f"# Regenerate: {draw.command(seed)}",
         f"# Data set sha256: {digest or 'unknown'}.",
         "# One task id (the data set's bug_code_uid) a line.",
     ]
     return "\n".join([*header, *ids]) + "\n"
 
 
-HELP = "write the stratified paper10 id list (data/subsets/paper10.txt)"
+HELP = "write a committed, stratified id list (data/subsets/paper10.txt, cpp65.txt)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--draw", choices=sorted(DRAWS), default=DEFAULT_DRAW,
+                        help="which list: its size and strata (ramp.sampling.DRAWS)")
     parser.add_argument("--jsonl", type=Path, required=True, help="the xCodeEval APR JSONL")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--out", type=Path, default=Path("data/subsets/paper10.txt"))
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default: data/subsets/<draw>.txt")
 
 
 def main(args: argparse.Namespace) -> int:
+    draw = DRAWS[getattr(args, "draw", DEFAULT_DRAW)]
+    out = args.out or Path(f"data/subsets/{draw.name}.txt")
     result = load_tasks(args.jsonl)
     if not result.tasks:
         print(f"error: {args.jsonl}: no task loaded", flush=True)
         return 1
-    ids = paper10_ids(result.tasks, args.seed)
+    ids = draw.ids(result.tasks, args.seed)
     digest = hashlib.sha256(args.jsonl.read_bytes()).hexdigest()
-    text = render_id_list(result.tasks, ids, args.seed, args.jsonl.name, digest)
-    write_text(args.out, text)
-    print(f"wrote {len(ids)} ids to {args.out}")
+    text = render_id_list(result.tasks, ids, args.seed, args.jsonl.name, digest, draw)
+    write_text(out, text)
+    print(f"wrote {len(ids)} ids to {out}")
     return 0
 
 
