@@ -513,3 +513,31 @@ def test_a_study_redrawn_from_its_source_data_is_the_same_bytes(study, tmp_path)
     assert rerender(figures) == [figures / "s" / "summary.md", figures / "summary.md"]
     assert {p: p.read_bytes() for p in drawn} == drawn
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+
+
+def test_the_summary_sets_the_paper_s_numbers_for_the_study_s_language_beside_ours(
+        study, tmp_path):
+    from dataclasses import replace
+
+    from ramp.figures.reported import REPORTED, beside_ours
+
+    assert study.language == "ruby"  # the per-task scores say the tasks' language
+    side = beside_ours("ruby", tables.table1(study)).set_index("method")
+    assert list(side.index) == list(REPORTED["ruby"].pass_at_1)
+    assert side.loc["ramp", "paper pass@1"] == 67.0 and side.loc["ramp", "model"] == "tiny-model"
+    assert side.loc["ramp", "cumulative pass@1"] == tables.table1(study).set_index(
+        "method").loc["ramp", "cumulative pass@1"]
+    assert side.loc["lantern", "model"] == "" and pd.isna(side.loc["lantern", "tasks"])
+    text = render_study(study, tmp_path / "ruby")
+    assert "## The paper's pass@1 beside ours (Ruby)" in text and "its Table 1 (34 tasks" in text
+    assert text.index("## Table 1") < text.index("beside ours (Ruby)") < text.index("## Each")
+
+    cpp = replace(study, task_scores=study.task_scores.assign(language="cpp"))
+    text = render_study(cpp, tmp_path / "cpp")
+    assert "## The paper's pass@1 beside ours (C++)" in text
+    assert "its Discussion, Practicality of RAMP (65 tasks" in text and " 32.3 " in text
+    assert "few_shot" not in beside_ours("cpp", tables.table1(cpp))["method"].tolist()
+    # Frames scored before the per-task scores said their language: no such section.
+    older = replace(study, task_scores=study.task_scores.drop(columns="language"))
+    assert older.language is None
+    assert "beside ours" not in render_study(older, tmp_path / "older")

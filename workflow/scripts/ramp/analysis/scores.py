@@ -112,6 +112,7 @@ def task_scores(
             "task_id": task.task_id, "problem_id": task.problem_id,
             "difficulty": task.difficulty, "band": difficulty_band(task.difficulty),
             "tags": list(task.problem.tags), "recorded_outcome": task.recorded_outcome,
+            "language": task.problem.language.key,
             "n_truncated": task.n_truncated, "n_attempts": int(its.size),
             "n_passing_attempts": int(hid.sum()), "last_iteration": last,
             "returned_iteration": None if returned is None else int(its[returned]),

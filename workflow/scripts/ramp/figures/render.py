@@ -10,8 +10,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ramp.figures import plots, tables
+from ramp.figures.reported import REPORTED, beside_ours
 from ramp.figures.study import RUN_FILES, Study
 from ramp.io import atomic_path, write_parquet, write_text
+from ramp.languages import language
 
 FIGURES: dict[str, tuple[Callable[[Study], Figure], str]] = {
     "figure2": (plots.figure2, "Cumulative pass@1 per iteration; solved/unsolved by difficulty"),
@@ -115,6 +117,20 @@ def _table(df: pd.DataFrame, out: Path, name: str) -> str:
     return _markdown(df)
 
 
+def _reported(study: Study, table1: pd.DataFrame) -> list[str]:
+    """The summary's section with the paper's pass@1 for the study's language beside ours
+    (``table1``; none when the frames do not say the language)."""
+    if study.language not in REPORTED:
+        return []
+    reported, name = REPORTED[study.language], language(study.language).name
+    return [f"## The paper's pass@1 beside ours ({name})", "",
+            f"The paper reports these in {reported.where} ({reported.tasks}), with "
+            "DeepSeek-Coder-6.7B-Instruct behind every method and K = 11. Its scores are "
+            "cumulative pass@1: compare them with our cumulative column, and mind that our "
+            "model, budget and tasks are this study's.", "",
+            _markdown(beside_ours(study.language, table1)), ""]
+
+
 def _render_authors(study: Study, out: Path) -> list[str]:
     """The side-by-side files; the summary's section only when some task is shared."""
     sections = [(title, _table(build(study), out, name))
@@ -153,9 +169,12 @@ def render_study(study: Study, out_dir: str | os.PathLike[str], about: str = "",
              "*cumulative*: some iteration's candidate did (the paper's convention). "
              "E.S.: the Discussion's early stopping on a hidden pass. See docs/metrics.md.", ""]
     for name, (build, title) in TABLES.items():
-        lines += [f"## {title}", "", _table(build(study), out, name), ""]
+        frame = build(study)
+        lines += [f"## {title}", "", _table(frame, out, name), ""]
         note = NOTES[name](study) if name in NOTES else ""
         lines += [note, ""] if note else []
+        if name == "table1":
+            lines += _reported(study, frame)
     for name, (draw, title) in FIGURES.items():
         save_figure(draw(study), out / name)
         lines += [f"## {name.capitalize()}: {title}", "", f"![{name}]({name}.png)", ""]

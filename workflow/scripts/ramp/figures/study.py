@@ -64,6 +64,15 @@ class Study:
     def of(self, frame: pd.DataFrame, method: Method) -> pd.DataFrame:
         return frame[(frame["model"] == method.model) & (frame["variant"] == method.variant)]
 
+    @property
+    def language(self) -> str | None:
+        """The tasks' language (ramp.languages key), or None in frames written before the
+        per-task scores carried it (or when they mix languages)."""
+        if "language" not in self.task_scores.columns:
+            return None
+        found = set(self.task_scores["language"].dropna())
+        return found.pop() if len(found) == 1 else None
+
     def solved(self, method: Method) -> set[str]:
         """The tasks a method repaired (cumulative: some candidate passed every hidden test)."""
         return set(self.of(self.task_scores, method).query("cumulative")["task_id"])

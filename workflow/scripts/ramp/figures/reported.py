@@ -1,0 +1,53 @@
+"""The pass@1 the paper reports, per language, set beside ours in a study's summary.
+
+Keyed by the language's key (ramp.languages) and by the variant names of config/config.yaml.
+The paper's scores are cumulative pass@1 (section 4: a task counts once some iteration's
+candidate passed its hidden tests), with DeepSeek-Coder-6.7B-Instruct (4-bit) behind every
+method and K = 11: compare them with our cumulative column, and mind the backbone and budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Reported:
+    """What the paper reports for one language: where, on what, and each method's pass@1 (%)."""
+
+    where: str
+    tasks: str
+    pass_at_1: dict[str, float]
+
+
+REPORTED: dict[str, Reported] = {
+    "ruby": Reported(
+        where="its Table 1", tasks="34 tasks: its 10% subset of the 343 Ruby programs",
+        pass_at_1={"zero_shot": 24.1, "few_shot": 47.5, "self_planning": 56.0, "lantern": 61.7,
+                   "chatrepair": 17.6, "self_collaboration": 0.0, "ramp": 67.0},
+    ),
+    "cpp": Reported(
+        where="its Discussion, Practicality of RAMP",
+        tasks="65 tasks: the C++ portion of its RQ1 data, 10% of xCodeEval's validation split",
+        pass_at_1={"ramp": 32.3, "lantern": 23.0, "chatrepair": 7.0, "self_planning": 20.4,
+                   "self_collaboration": 7.0},
+    ),
+}
+
+
+COLUMNS = ["method", "paper pass@1", "model", "tasks", "cumulative pass@1", "strict pass@1"]
+
+
+def beside_ours(language: str, ours: pd.DataFrame) -> pd.DataFrame:
+    """The paper's pass@1 for ``language`` beside ours, one row per method it reports (in its
+    order) and model we ran it with; ``ours`` is Table 1 (ramp.figures.tables.table1). A method
+    we did not run keeps the paper's number beside empty cells."""
+    runs = ours.to_dict("records") if len(ours) else []
+    rows = []
+    for variant, paper in REPORTED[language].pass_at_1.items():
+        ran = [r for r in runs if r["method"] == variant] or [{}]
+        rows += [{"method": variant, "paper pass@1": paper, "model": r.get("model", ""),
+                  **{c: r.get(c) for c in COLUMNS[3:]}} for r in ran]
+    return pd.DataFrame(rows, columns=COLUMNS)
