@@ -78,3 +78,11 @@ def test_prompts_show_the_programs_or_the_outputs(task, lib):
     text = judge[-1].content
     assert "Output A:\n```\n11\n```" in text and "Output B:\n```\n10\n```" in text
     assert "puts" not in text  # the judge sees no program
+
+
+def test_a_cpp_program_quoted_in_the_answer_is_not_an_input():
+    from ramp.agents.arbiter import parse_inputs
+
+    answer = ("Program B prints the sum:\n```cc\nint main() { puts(\"1\"); }\n```\n"
+              "```cpp\nint x;\n```\nTry:\n```\n3\n1 2 3\n```\n")
+    assert parse_inputs(answer) == ("3\n1 2 3\n",)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ramp.llm.base import ChatMessage
-from ramp.parsing import OTHER_LANG_TAGS, RUBY_TAGS
+from ramp.parsing import LANG_TAGS, OTHER_LANG_TAGS
 from ramp.prompting import PromptLibrary
 from ramp.tasks import Problem
 from ramp.variants import ProblemView
@@ -17,7 +17,8 @@ MAX_INPUTS = 3
 
 _BLOCK = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)\n(.*?)^[ \t]{0,3}\1[ \t]*$",
                     re.MULTILINE | re.DOTALL)
-_CODE_TAGS = OTHER_LANG_TAGS | RUBY_TAGS | {"bash", "sh", "shell"}
+# A block tagged as a program (of any language a study has, or another) is not an input.
+_CODE_TAGS = OTHER_LANG_TAGS.union(*LANG_TAGS.values(), {"bash", "sh", "shell"})
 _ANSWER = re.compile(
     r"(?:answer|verdict|correct output|correct one|correct)\s*(?:is|:|-)?\s*[*_`\"'(]*"
     r"(?:output\s+)?((?-i:[AB]))\b", re.IGNORECASE)
