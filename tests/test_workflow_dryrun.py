@@ -1,4 +1,4 @@
-"""The workflow's plan: `snakemake -n` lists our data and validation jobs; lint is clean."""
+"""The workflow's plan: `snakemake -n` lists our data and validation jobs; lint, format clean."""
 
 from __future__ import annotations
 
@@ -72,6 +72,17 @@ def test_lint_is_clean() -> None:
     text = result.stdout + result.stderr
     assert re.findall(r"^Lints for .*$", text, flags=re.MULTILINE) == []
     assert "your workflow is in a good condition" in text
+
+
+def test_rules_are_snakefmt_formatted() -> None:
+    # The workflow catalog's convention; the line length is pyproject.toml's [tool.snakefmt].
+    rules = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("workflow/rules/*.smk"))
+    files = ["Snakefile", *rules]
+    result = subprocess.run(
+        [sys.executable, "-m", "snakefmt", "--check", "--diff", *files],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
 
 
 @pytest.mark.slow

@@ -28,6 +28,10 @@ if shutil.which("python3", path=SYSTEM_PATH) is None:  # pragma: no cover - Debi
 LIMITS = Limits(time_s=0.5, memory_mb=256, output_bytes=1 << 20, wall_factor=2.0, wall_grace_s=0.5)
 ADD = TestCase("1 2\r\n", ("3",))
 ADD_PY = "a, b = map(int, input().split())\nprint(a + b)\n"
+# The memory tests' limits: the same 256 MB, with time to spare, so that on a loaded machine the
+# hog meets the memory limit before any time limit (these tests are about memory, not time).
+MEMORY_LIMITS = Limits(time_s=10.0, memory_mb=256, output_bytes=1 << 20, wall_factor=3.0,
+                       wall_grace_s=10.0)
 HOG = "a = []\nwhile True:\n    a.append(b'x' * 10_000_000)\n"
 
 
@@ -148,15 +152,17 @@ def test_memory_limit_256mb(
     ex = py if mechanism == "cgroup" else request.getfixturevalue("py_rlimit")
     if ex.isolation.memory_limit != mechanism:
         pytest.skip(f"memory limit is {ex.isolation.memory_limit}, not {mechanism}")
-    assert one(ex, ADD_PY).verdict is Verdict.PASSED
-    big = one(ex, "x = b'x' * (150 << 20)\nprint(len(x) >> 20)\n", TestCase("", ("150",)))
+    assert one(ex, ADD_PY, ADD, MEMORY_LIMITS).verdict is Verdict.PASSED
+    big = one(ex, "x = b'x' * (150 << 20)\nprint(len(x) >> 20)\n", TestCase("", ("150",)),
+              MEMORY_LIMITS)
     assert big.verdict is Verdict.PASSED, big.stderr_tail
     assert big.peak_memory_mb is not None and 150 < big.peak_memory_mb < 256
-    hog = one(ex, HOG)
+    hog = one(ex, HOG, ADD, MEMORY_LIMITS)
     assert hog.verdict is Verdict.MEMORY_LIMIT_EXCEEDED, (hog.note, hog.stderr_tail)
     if mechanism == "rlimit":
         assert "MemoryError" in hog.stderr_tail
-    huge = one(ex, "x = bytearray(4 << 30)\n")  # one allocation far above the limit
+    # one allocation far above the limit
+    huge = one(ex, "x = bytearray(4 << 30)\n", ADD, MEMORY_LIMITS)
     assert huge.verdict is Verdict.MEMORY_LIMIT_EXCEEDED
 
 

@@ -15,8 +15,6 @@ wildcard_constraints:
 
 
 rule reflect:
-    wildcard_constraints:
-        variant=STAGED_VARIANTS,
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
@@ -25,20 +23,20 @@ rule reflect:
         f"{RUN_LOGS}/shards/{{shard}}/reflect.log",
     benchmark:
         BENCHMARKS["reflect"]
-    message:
-        "Feedback Integrator: initial reflections ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
+    wildcard_constraints:
+        variant=STAGED_VARIANTS,
+    conda:
+        "../../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
         model_stage=1,
-    conda:
-        "../../envs/models.yaml"
+    message:
+        "Feedback Integrator: initial reflections ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     script:
         "../scripts/reflect.py"
 
 
 rule design_tests:
-    wildcard_constraints:
-        variant=STAGED_VARIANTS,
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
@@ -47,20 +45,20 @@ rule design_tests:
         f"{RUN_LOGS}/shards/{{shard}}/design_tests.log",
     benchmark:
         BENCHMARKS["design_tests"]
-    message:
-        "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
+    wildcard_constraints:
+        variant=STAGED_VARIANTS,
+    conda:
+        "../../envs/models.yaml"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
-    conda:
-        "../../envs/models.yaml"
+    message:
+        "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     script:
         "../scripts/design_tests.py"
 
 
 rule repair_iteration:
-    wildcard_constraints:
-        variant=STAGED_VARIANTS,
     input:
         unpack(iteration_inputs),
     output:
@@ -69,13 +67,15 @@ rule repair_iteration:
         f"{RUN_LOGS}/shards/{{shard}}/iteration_{{t}}.log",
     benchmark:
         BENCHMARKS["repair_iteration"]
-    message:
-        "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
+    wildcard_constraints:
+        variant=STAGED_VARIANTS,
+    conda:
+        "../../envs/models.yaml"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
-    conda:
-        "../../envs/models.yaml"
+    message:
+        "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     script:
         "../scripts/repair_iteration.py"
 
@@ -87,17 +87,15 @@ rule collect_attempts:
         attempts=run_file("attempts"),
     log:
         f"{RUN_LOGS}/collect.log",
-    message:
-        "Collecting the iterations of ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     conda:
         "../../envs/executor.yaml"
+    message:
+        "Collecting the iterations of ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     script:
         "../scripts/collect_attempts.py"
 
 
 rule run_method:
-    wildcard_constraints:
-        variant=ONE_JOB_VARIANTS,
     input:
         tasks=rules.sample_tasks.output.tasks,
     output:
@@ -108,20 +106,20 @@ rule run_method:
         f"{RUN_LOGS}/shards/{{shard}}/run_method.log",
     benchmark:
         BENCHMARKS["run_method"]
-    message:
-        "Method {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset}, shard {wildcards.shard})"
+    wildcard_constraints:
+        variant=ONE_JOB_VARIANTS,
+    conda:
+        "../../envs/models.yaml"
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
-    conda:
-        "../../envs/models.yaml"
+    message:
+        "Method {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset}, shard {wildcards.shard})"
     script:
         "../scripts/run_method.py"
 
 
 rule gather_shards:
-    wildcard_constraints:
-        table=_one_of(FLAT_SHARDED),
     input:
         tasks=rules.sample_tasks.output.tasks,
         parts=lambda w: shard_parts(w.table)(w),
@@ -129,10 +127,12 @@ rule gather_shards:
         f"{RUN}/{{table}}.parquet",
     log:
         f"{RUN_LOGS}/gather_{{table}}.log",
-    message:
-        "Gathering the shards' {wildcards.table} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    wildcard_constraints:
+        table=_one_of(FLAT_SHARDED),
     conda:
         "../../envs/executor.yaml"
+    message:
+        "Gathering the shards' {wildcards.table} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     script:
         "../scripts/gather_shards.py"
 
@@ -145,9 +145,9 @@ rule gather_iteration:
         run_file("iteration"),
     log:
         f"{RUN_LOGS}/gather_iteration_{{t}}.log",
-    message:
-        "Gathering the shards' iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     conda:
         "../../envs/executor.yaml"
+    message:
+        "Gathering the shards' iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     script:
         "../scripts/gather_shards.py"

@@ -79,9 +79,9 @@ def _one_of(names):
 # A subset is `all`, N (the first N of the stratified order) or a committed id list
 # data/subsets/NAME.txt (paper34: the authors' 34 tasks; paper10: our own stratified draw).
 SUBSET_LISTS = "data/subsets"
-SUBSET_NAMES = _one_of(
-    ["all", *sorted(p.stem for p in Path(SUBSET_LISTS).glob("*.txt"))]
-) + "|[1-9][0-9]*"
+SUBSET_NAMES = (
+    _one_of(["all", *sorted(p.stem for p in Path(SUBSET_LISTS).glob("*.txt"))]) + "|[1-9][0-9]*"
+)
 
 
 def subset_ids(w):
@@ -160,8 +160,11 @@ def run_files(name):
 # when the file is there; a clone without it renders everything else.
 AUTHORS = (config.get("authors") or {}).get("outcomes")
 if AUTHORS and not os.path.exists(AUTHORS):
-    print(f"authors.outcomes: {AUTHORS} not found; the summaries leave out the side-by-side "
-          "with the authors' outcomes", file=sys.stderr)
+    print(
+        f"authors.outcomes: {AUTHORS} not found; the summaries leave out the side-by-side "
+        "with the authors' outcomes",
+        file=sys.stderr,
+    )
     AUTHORS = None
 
 

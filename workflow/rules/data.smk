@@ -15,8 +15,8 @@ if not os.path.exists(config["data"]["jsonl"]):
             jsonl=config["data"]["jsonl"],
         log:
             f"{DATA_LOGS}/data/fetch_data.log",
-        message:
-            "Building {output.jsonl} from xCodeEval's apr validation split on the Hugging Face hub"
+        conda:
+            "../../envs/executor.yaml"
         params:
             # The rows of the study's language (data.fetch.language, when set, says the same).
             fetch={
@@ -24,8 +24,8 @@ if not os.path.exists(config["data"]["jsonl"]):
                 **lookup(dpath="data/fetch", within=config, default={}),
             },
             manifests=f"{workflow.basedir}/data/manifests",
-        conda:
-            "../../envs/executor.yaml"
+        message:
+            "Building {output.jsonl} from xCodeEval's apr validation split on the Hugging Face hub"
         script:
             "../scripts/fetch_data.py"
 
@@ -38,12 +38,12 @@ rule load_tasks:
         errors=f"{TASKS}/load_errors.parquet",
     log:
         f"{DATA_LOGS}/data/load_tasks.log",
-    message:
-        "Loading the xCodeEval APR tasks from {input.jsonl}"
-    params:
-        default_memory_mb=lookup(dpath="executor/memory_mb", within=config, default=256),
     conda:
         "../../envs/executor.yaml"
+    params:
+        default_memory_mb=lookup(dpath="executor/memory_mb", within=config, default=256),
+    message:
+        "Loading the xCodeEval APR tasks from {input.jsonl}"
     script:
         "../scripts/load_tasks.py"
 
@@ -58,11 +58,11 @@ rule sample_tasks:
         tasks=f"{TASKS}/{{subset}}.parquet",
     log:
         f"{DATA_LOGS}/data/sample_{{subset}}.log",
-    message:
-        "Selecting the task subset '{wildcards.subset}'"
-    params:
-        seed=lookup(dpath="sampling/seed", within=config, default=2024),
     conda:
         "../../envs/executor.yaml"
+    params:
+        seed=lookup(dpath="sampling/seed", within=config, default=2024),
+    message:
+        "Selecting the task subset '{wildcards.subset}'"
     script:
         "../scripts/sample_tasks.py"

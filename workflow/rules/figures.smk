@@ -13,12 +13,12 @@ rule render_figures:
         summary=f"{FIGURES}/{{subset}}/summary.md",
     log:
         f"{LOGS}/figures/{{subset}}.log",
-    message:
-        "Rendering the tables and figures of '{wildcards.subset}'"
-    params:
-        about=study_line(STUDY_NAME, ITERATIONS),
     conda:
         "../../envs/executor.yaml"
+    params:
+        about=study_line(STUDY_NAME, ITERATIONS),
+    message:
+        "Rendering the tables and figures of '{wildcards.subset}'"
     script:
         "../scripts/render_figures.py"
 
@@ -30,10 +30,10 @@ rule results_summary:
         f"{FIGURES}/summary.md",
     log:
         f"{LOGS}/figures/summary.log",
-    message:
-        f"Gathering the subsets' summaries into {FIGURES}/summary.md"
     conda:
         "../../envs/executor.yaml"
+    message:
+        f"Gathering the subsets' summaries into {FIGURES}/summary.md"
     script:
         "../scripts/combine_summaries.py"
 
@@ -48,13 +48,15 @@ rule results_summary:
 rule rerender:
     input:
         figures="figures",
-        data=[f"{s.root}/{subset}/data" for s in committed_studies("figures") for subset in s.subsets],
+        data=[
+            f"{s.root}/{subset}/data" for s in committed_studies("figures") for subset in s.subsets
+        ],
         code=FIGURE_CODE,
     log:
         "logs/rerender.log",
-    message:
-        "Redrawing the committed studies' figures, tables and summaries from their source data"
     conda:
         "../../envs/executor.yaml"
+    message:
+        "Redrawing the committed studies' figures, tables and summaries from their source data"
     script:
         "../scripts/rerender_figures.py"

@@ -14,15 +14,15 @@ rule score_hidden:
         f"{RUN_LOGS}/score_hidden.log",
     benchmark:
         BENCHMARKS["score_hidden"]
-    message:
-        "Hidden validation of every attempt ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    conda:
+        "../../envs/executor.yaml"
+    threads: EXECUTOR_WORKERS
     params:
         stop_at_first_failure=lookup(
             dpath="scoring/stop_at_first_failure", within=config, default=False
         ),
-    threads: EXECUTOR_WORKERS
-    conda:
-        "../../envs/executor.yaml"
+    message:
+        "Hidden validation of every attempt ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     script:
         "../scripts/score_hidden.py"
 
@@ -43,14 +43,14 @@ rule score_run:
         costs=run_file("costs"),
     log:
         f"{RUN_LOGS}/score_run.log",
-    message:
-        "Scores, transitions and costs ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    conda:
+        "../../envs/executor.yaml"
     params:
         iterations=ITERATIONS,
         pass_at_k=lookup(dpath="scoring/pass_at_k", within=config, default=[1]),
         early_stopping=lookup(dpath="scoring/early_stopping", within=config, default=True),
-    conda:
-        "../../envs/executor.yaml"
+    message:
+        "Scores, transitions and costs ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     script:
         "../scripts/score_run.py"
 
@@ -68,12 +68,12 @@ rule oracle:
         f"{LOGS}/analysis/{{subset}}/oracle.log",
     benchmark:
         BENCHMARKS["oracle"]
-    message:
-        "Generated tests vs oracle programs, every run of '{wildcards.subset}' (Table 3)"
-    params:
-        iterations=ITERATIONS,
-    threads: EXECUTOR_WORKERS
     conda:
         "../../envs/executor.yaml"
+    threads: EXECUTOR_WORKERS
+    params:
+        iterations=ITERATIONS,
+    message:
+        "Generated tests vs oracle programs, every run of '{wildcards.subset}' (Table 3)"
     script:
         "../scripts/oracle.py"

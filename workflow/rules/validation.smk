@@ -10,11 +10,11 @@ rule validate_bugs:
         f"{DATA_LOGS}/bugs/{{subset}}/run.log",
     benchmark:
         BENCHMARKS["validate_bugs"]
-    message:
-        "Running every buggy program of '{wildcards.subset}' on its hidden tests"
-    threads: EXECUTOR_WORKERS
     conda:
         "../../envs/executor.yaml"
+    threads: EXECUTOR_WORKERS
+    message:
+        "Running every buggy program of '{wildcards.subset}' on its hidden tests"
     script:
         "../scripts/validate_bugs.py"
 
@@ -29,9 +29,9 @@ rule summarise_bugs:
         markdown=f"{BUGS}/{{subset}}/summary.md",
     log:
         f"{DATA_LOGS}/bugs/{{subset}}/summary.log",
-    message:
-        "Summarising the bug validation of '{wildcards.subset}'"
     conda:
         "../../envs/executor.yaml"
+    message:
+        "Summarising the bug validation of '{wildcards.subset}'"
     script:
         "../scripts/summarise_bugs.py"
