@@ -159,21 +159,50 @@ def test_a_baseline_runs_its_loop_in_one_job(tiny_study, variant):
     assert (pd.read_parquet(run / "tests.parquet").source == "none").all()
 
 
-def _one_shard_run(tiny_study, name: str, cache: dict) -> Path:
+def _one_shard_run(tiny_study, name: str, cache: dict, kill_after: int = 0) -> Path:
     """RAMP's run of the tiny study again, as 1 shard, in a study of its own (its files apart
-    from the 2-shard run's): the folder of its run."""
+    from the 2-shard run's): the folder of its run. With ``kill_after`` = n, the run is first
+    killed outright (SIGKILL to Snakemake and its jobs) as soon as n model answers are in its
+    cache, then resumed with the same command, as a user whose machine went down would."""
     config = yaml.safe_load((tiny_study / "tiny.yaml").read_text())
     config["study"] = {**config["study"], "shards": 1, "name": name, "variants": ["ramp"]}
     config["models"]["cache"] = cache
     (tiny_study / f"{name}.yaml").write_text(yaml.safe_dump(config))
     run = tiny_study / "results" / "studies" / name / "runs" / MODEL / "ramp" / "2"
-    done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", f"{name}.yaml", "--",
-                           *(str((run / f"{t}.parquet").relative_to(tiny_study))
-                             for t in ("attempts", "reflections", "tests"))],
-                          cwd=tiny_study, capture_output=True, text=True,
-                          env={**os.environ, "LANG": "C.UTF-8"}, timeout=1800)
+    cmd = [str(SNAKEMAKE), "--cores", "2", "--configfile", f"{name}.yaml", "--",
+           *(str((run / f"{t}.parquet").relative_to(tiny_study))
+             for t in ("attempts", "reflections", "tests"))]
+    env = {**os.environ, "LANG": "C.UTF-8"}
+    if kill_after:
+        _kill_after_answers(cmd, tiny_study, env, Path(cache["dir"]), kill_after)
+        unlock = subprocess.run([str(SNAKEMAKE), "--unlock", "--cores", "1", "--configfile",
+                                 f"{name}.yaml"], cwd=tiny_study, capture_output=True,
+                                text=True, env=env)
+        assert unlock.returncode == 0, unlock.stderr[-3000:]
+    done = subprocess.run(cmd, cwd=tiny_study, capture_output=True, text=True, env=env,
+                          timeout=1800)
     assert done.returncode == 0, done.stderr[-5000:]
     return run
+
+
+def _kill_after_answers(cmd: list[str], cwd: Path, env: dict, cache: Path, n: int) -> None:
+    """Start ``cmd`` in a session of its own and SIGKILL the whole session once ``n`` answers
+    are recorded in ``cache``: it dies during a model stage, with that stage's answers so far
+    in the cache and none of its outputs written."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 1200
+    try:
+        while len(list(cache.glob("*/*.json"))) < n:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no model answer recorded in 20 minutes"
+            time.sleep(0.2)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def _stage_tables(run: Path, drop: list[str]) -> dict[str, pd.DataFrame]:
@@ -193,13 +222,17 @@ def test_one_shard_replays_the_two_shard_runs_calls_into_the_same_tables(tiny_st
         pd.testing.assert_frame_equal(_stage_tables(one, measured)[name], table, obj=name)
 
 
-def test_one_shard_generates_the_same_text_as_two(tiny_study, tmp_path):
+def test_one_shard_killed_and_resumed_generates_the_same_text_as_two(tiny_study, tmp_path):
     """The model itself, with an empty cache: each answer depends on its prompt, parameters and
     seed, not on which prompts its job ran before it (1 shard runs both tasks in one job, 2
-    shards one each)."""
+    shards one each), nor on where a run was interrupted: this run is killed once its first
+    answer is recorded, so the resumed job replays that call and evaluates the next one from
+    scratch, where the clean run had evaluated it after the first, reusing its prefix."""
+    cache = tmp_path / "cache"
     one = _one_shard_run(tiny_study, "one-shard-fresh",
-                         {"mode": "read-write", "dir": str(tmp_path / "cache"),
-                          "committed": []})
+                         {"mode": "read-write", "dir": str(cache), "committed": []},
+                         kill_after=1)
+    assert len(list(cache.glob("*/*.json"))) > 1  # the resumed run made the rest of the calls
     two = tiny_study / "results" / "runs" / MODEL / "ramp" / "2"
     tables_one = _stage_tables(one, [])
     for name, table in _stage_tables(two, []).items():
