@@ -26,6 +26,10 @@ class Language:
     """The fence tags an answer may put on a program of this language."""
     langs: tuple[str, ...]
     """xCodeEval's ``lang`` values (submission dialects) of this language."""
+    suffixes: tuple[str, ...] = ()
+    """File name endings of its programs (the first is the one a written program gets)."""
+    file_lang: str = ""
+    """The ``lang`` a program read from a file is given (``ramp repair``): its dialect."""
 
     @property
     def stop_rule(self) -> str:
@@ -33,16 +37,18 @@ class Language:
         return f"program:{self.key}"
 
 
-RUBY = Language("ruby", "Ruby", "ruby", frozenset({"ruby", "rb"}), ("Ruby",))
+RUBY = Language("ruby", "Ruby", "ruby", frozenset({"ruby", "rb"}), ("Ruby",), (".rb",), "Ruby")
 CPP = Language(
     "cpp", "C++", "cpp", frozenset({"cpp", "c++", "cc"}),
     # Codeforces' C++ compilers as xCodeEval names them (ramp.execution.dialects maps each to
     # the g++ standard that runs a buggy program as it was submitted).
     ("GNU C++", "GNU C++0x", "GNU C++11", "GNU C++14", "GNU C++17", "Clang++17 Diagnostics",
      "MS C++", "MS C++ 2017"),
+    (".cpp", ".cc", ".cxx", ".c++"),
+    "GNU C++17",
 )
 PYTHON = Language("python", "Python", "python", frozenset({"python", "py", "python3"}),
-                  ("Python 3",))
+                  ("Python 3",), (".py",), "Python 3")
 
 LANGUAGES: dict[str, Language] = {lang.key: lang for lang in (RUBY, CPP, PYTHON)}
 """Every language by key."""
@@ -68,3 +74,13 @@ def language_of(lang: str) -> Language:
     except KeyError:
         raise ValueError(
             f"unknown lang {lang!r}: known are {', '.join(sorted(_BY_LANG))}") from None
+
+
+def language_of_file(name: str) -> Language:
+    """The study language of a program file, by its name's ending (``buggy.rb``, ``a.cpp``)."""
+    suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    for key in STUDY_LANGUAGES:
+        if suffix in LANGUAGES[key].suffixes:
+            return LANGUAGES[key]
+    known = ", ".join(s for key in STUDY_LANGUAGES for s in LANGUAGES[key].suffixes)
+    raise ValueError(f"{name}: cannot tell the program's language from its name (known: {known})")

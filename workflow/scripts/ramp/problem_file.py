@@ -36,6 +36,7 @@ from pathlib import Path
 
 import yaml
 
+from ramp.languages import language_of_file
 from ramp.parsing import code_blocks
 from ramp.tasks import Problem, TestCase
 
@@ -55,7 +56,9 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def parse_problem(text: str, *, name: str = "problem.md", buggy_code: str = "") -> Problem:
+def parse_problem(
+    text: str, *, name: str = "problem.md", buggy_code: str = "", lang: str = "Ruby"
+) -> Problem:
     text = text.replace("\r\n", "\n")
     front: dict = {}
     body_start = 0
@@ -109,13 +112,19 @@ def parse_problem(text: str, *, name: str = "problem.md", buggy_code: str = "") 
         output_spec=sections.get("output", ""), notes=sections.get("notes", ""),
         samples=samples, time_limit_s=time_limit, memory_mb=memory,
         tags=tuple(front.get("tags") or ()), difficulty=front.get("difficulty"),
-        buggy_code=buggy_code,
+        buggy_code=buggy_code, lang=lang,
     )
 
 
 def load_problem(problem: Path, program: Path) -> Problem:
+    """The problem of ``problem`` with the buggy program ``program``, in the language its file
+    name says (``.rb`` Ruby, ``.cpp`` C++)."""
     for p in (problem, program):
         if not p.is_file():
             raise ProblemFileError(f"{p}: no such file")
+    try:
+        language = language_of_file(program.name)
+    except ValueError as e:
+        raise ProblemFileError(str(e)) from None
     return parse_problem(problem.read_text(encoding="utf-8"), name=str(problem),
-                         buggy_code=program.read_text(encoding="utf-8"))
+                         buggy_code=program.read_text(encoding="utf-8"), lang=language.file_lang)

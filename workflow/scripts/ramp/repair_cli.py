@@ -1,5 +1,7 @@
 """`ramp repair --problem PROBLEM.md --program BUGGY.rb`: repair one program outside the benchmark.
 
+The program's language follows its file name (``.rb`` Ruby, ``.cpp`` C++: ramp.languages).
+
 Runs a method of the study (RAMP by default; any variant of the config, e.g. a baseline) through
 the contract every method has, with a configured model, prints each iteration, and writes the
 repaired program, a unified diff and a JSON trace (every call, test verdict and feedback) to
@@ -20,12 +22,13 @@ import yaml
 
 from ramp.io import write_text
 
-HELP = "repair one Ruby program from a problem file (see examples/) with any method"
+HELP = "repair one Ruby or C++ program from a problem file (see examples/) with any method"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--problem", type=Path, required=True, help="problem statement (Markdown)")
-    parser.add_argument("--program", type=Path, required=True, help="the buggy Ruby program")
+    parser.add_argument("--program", type=Path, required=True,
+                        help="the buggy program (.rb Ruby, .cpp C++)")
     parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
     parser.add_argument("--model", default=None, help="model entry (default: first of models.use)")
     parser.add_argument("--variant", default="ramp",
@@ -33,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, default=None, help="iterations K (default: config)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None,
-                        help="folder for repaired.rb, repair.diff, trace.json "
+                        help="folder for repaired.rb (or .cpp), repair.diff, trace.json "
                              "(default: beside the program, in repair/)")
 
 
@@ -75,11 +78,12 @@ def main(args: argparse.Namespace) -> int:
             _say(f"  groups {sizes}, chosen {chose['chosen']}, stop: {chose['stop'] or 'no'}")
     final = attempts[-1]
     out = args.out or args.program.parent / "repair"
+    repaired = "repaired" + problem.language.suffixes[0]
     diff = "".join(difflib.unified_diff(
         problem.buggy_code.splitlines(keepends=True), final.code.splitlines(keepends=True),
-        fromfile=str(args.program), tofile="repaired.rb",
+        fromfile=str(args.program), tofile=repaired,
     ))
-    write_text(out / "repaired.rb", final.code)
+    write_text(out / repaired, final.code)
     write_text(out / "repair.diff", diff)
     trace = {
         "task": problem.task_id, "model": model, "variant": variant.name,
@@ -95,5 +99,5 @@ def main(args: argparse.Namespace) -> int:
     }
     write_text(out / "trace.json", json.dumps(trace, indent=2, ensure_ascii=False))
     print(diff or "(no change)")
-    _say(f"wrote {out}/repaired.rb, repair.diff, trace.json")
+    _say(f"wrote {out}/{repaired}, repair.diff, trace.json")
     return 0 if final.passed_generated else 1
