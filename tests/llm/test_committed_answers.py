@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 
@@ -16,9 +17,9 @@ from ramp.llm.spec import ModelsConfig
 PARAMS = SamplingParams(0.8, 0.95, 64, 3)
 
 
-def _record(tmp_path, texts):
+def _record(tmp_path, texts, first=0):
     cache = CachedLLM(FakeLLM(texts, model_id="m"), tmp_path / "cache")
-    prompts = [messages(("user", f"question {i}")) for i in range(len(texts))]
+    prompts = [messages(("user", f"question {i}")) for i in range(first, first + len(texts))]
     return cache.complete(prompts, PARAMS), prompts
 
 
@@ -46,6 +47,27 @@ def test_a_replay_only_cache_answers_from_committed_answers_alone(tmp_path):
     assert replay.complete(prompts, PARAMS) == recorded and model.seen == []
     with pytest.raises(LLMError, match="replay-only cache miss"):
         replay.complete([messages(("user", "a question never asked"))], PARAMS)
+
+
+def test_update_keeps_the_committed_answers_and_adds_the_caches(tmp_path):
+    """A study resumed from committed answers records only its new calls: --update adds them."""
+    _record(tmp_path / "one", ["one", "two"])
+    out = tmp_path / "study.jsonl.gz"
+    answers.export(answers.cache_entries(tmp_path / "one" / "cache"), out)
+    _record(tmp_path / "two", ["three"], first=2)  # another sitting: a fresh cache folder
+    cache = tmp_path / "two" / "cache"
+    code = answers.main(answers_args(cache, out, update=True))
+    assert code == 0
+    assert sorted(c.text for c in answers.load([out]).values()) == ["one", "three", "two"]
+    assert answers.main(answers_args(cache, out, update=False)) == 0  # without: the cache alone
+    assert [c.text for c in answers.load([out]).values()] == ["three"]
+
+
+def answers_args(cache, out, *, update):
+    parser = argparse.ArgumentParser()
+    answers.add_arguments(parser)
+    argv = ["--cache", str(cache), "--out", str(out)] + (["--update"] if update else [])
+    return parser.parse_args(argv)
 
 
 def test_a_bad_committed_file_is_named(tmp_path):

@@ -57,6 +57,24 @@ def _files(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
     return found
 
 
+def file_entries(path: str | os.PathLike[str]) -> Iterator[dict]:
+    """The entries of a committed file (key, model identity, completion), in its order."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            try:
+                row = json.loads(line)
+                yield {"key": row["key"], "model_id": row["model_id"],
+                       "completion": row["completion"]}
+            except (ValueError, KeyError, TypeError) as e:
+                raise LLMError(f"{path}:{number}: not a committed answer ({e})") from e
+
+
+def merged(*sources: Iterable[Mapping]) -> list[Mapping]:
+    """Entries of every source, one per key: a later source's entry replaces an earlier one."""
+    by_key = {e["key"]: e for source in sources for e in source}
+    return list(by_key.values())
+
+
 def load(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Completion]:
     """Every committed answer in ``paths`` (files, or folders of ``*.jsonl.gz``), by cache key."""
     answers: dict[str, Completion] = {}
@@ -80,13 +98,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model-id", action="append", default=[],
                         help="keep only entries of this model identity (repeatable)")
     parser.add_argument("--out", type=Path, required=True, help=f"the file (*{SUFFIX}) to write")
+    parser.add_argument("--update", action="store_true",
+                        help="keep the answers already in --out and add the cache's (a study "
+                             "resumed from its committed answers records only its new calls)")
 
 
 def main(args: argparse.Namespace) -> int:
     if not args.out.name.endswith(SUFFIX):
         print(f"ramp answers: --out must end in {SUFFIX}", file=sys.stderr)
         return 2
-    entries = (e for e in cache_entries(args.cache)
+    kept = file_entries(args.out) if args.update and args.out.is_file() else ()
+    entries = (e for e in merged(kept, cache_entries(args.cache))
                if not args.model_id or e["model_id"] in args.model_id)
     n = export(entries, args.out)
     print(f"{n} answers written to {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
