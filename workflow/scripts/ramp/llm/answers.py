@@ -63,10 +63,12 @@ def file_entries(path: str | os.PathLike[str]) -> Iterator[dict]:
         for number, line in enumerate(f, start=1):
             try:
                 row = json.loads(line)
-                yield {"key": row["key"], "model_id": row["model_id"],
-                       "completion": row["completion"]}
+                Completion(**row["completion"])  # a bad answer is named by its line, here
+                entry = {"key": row["key"], "model_id": row["model_id"],
+                         "completion": row["completion"]}
             except (ValueError, KeyError, TypeError) as e:
                 raise LLMError(f"{path}:{number}: not a committed answer ({e})") from e
+            yield entry
 
 
 def merged(*sources: Iterable[Mapping]) -> list[Mapping]:
@@ -77,16 +79,8 @@ def merged(*sources: Iterable[Mapping]) -> list[Mapping]:
 
 def load(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Completion]:
     """Every committed answer in ``paths`` (files, or folders of ``*.jsonl.gz``), by cache key."""
-    answers: dict[str, Completion] = {}
-    for path in _files(paths):
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
-                try:
-                    row = json.loads(line)
-                    answers[row["key"]] = Completion(**row["completion"])
-                except (ValueError, KeyError, TypeError) as e:
-                    raise LLMError(f"{path}:{number}: not a committed answer ({e})") from e
-    return answers
+    return {entry["key"]: Completion(**entry["completion"])
+            for path in _files(paths) for entry in file_entries(path)}
 
 
 HELP = "pack the model cache's answers into a committable file (answers only, no prompts)"
