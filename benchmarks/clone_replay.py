@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -53,7 +54,7 @@ def comparable(name: str, frame: pd.DataFrame) -> pd.DataFrame:
     seconds and tokens come from the committed answers and stay)."""
     frame = frame.drop(columns=[*MEASURED, *EXECUTOR_MEASURED], errors="ignore")
     if name == "costs.parquet":  # one row per stage: model stages replayed, executor ones timed
-        frame = frame[COST_COLUMNS]
+        frame = frame[[c for c in COST_COLUMNS if c in frame]]
     return frame
 
 
@@ -79,6 +80,7 @@ def main() -> int:
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True,
                                 capture_output=True, text=True).stdout.strip()
+        shutil.rmtree(clone / "figures")  # so that what is there after the run, it drew
         (clone / "replay.yaml").write_text(
             yaml.safe_dump(overrides(ROOT / args.configfile)), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(clone / "workflow" / "scripts"),
