@@ -159,6 +159,35 @@ def test_ablation_tables_are_empty_without_ramp_or_an_ablation(study):
     assert tables.table4(only_baseline).empty
 
 
+def test_ramp_plus_ablation_has_a_row_per_variant_run(study):
+    from dataclasses import replace
+
+    def with_copy_of_ramp(base, variant: str):
+        """``base`` and a variant that ran exactly as RAMP did."""
+        frames = {name: pd.concat([getattr(base, name), study.of(getattr(study, name),
+                                                                 study.main).assign(variant=variant)])
+                  for name in ("scores", "task_scores", "costs")}
+        return replace(base, methods=(*base.methods, Method("tiny-model", variant)), **frames)
+
+    assert tables.ramp_plus_ablation(study).empty  # no RAMP+ at all
+    plus = with_copy_of_ramp(study, "ramp_plus")
+    assert tables.ramp_plus_ablation(plus).empty  # RAMP+ alone: Table 1 has it
+    both = with_copy_of_ramp(plus, "ramp_plus_no_gate")
+    table = tables.ramp_plus_ablation(both).set_index("variant")
+    assert list(table.index) == ["RAMP+", "w/o sample gate"]
+    ramp = tables.table1(study).set_index("method").loc["ramp"]
+    row = table.loc["RAMP+"]
+    assert row["strict pass@1"] == ramp["strict pass@1"] == pytest.approx(33.3)
+    assert row["cumulative pass@1"] == pytest.approx(66.7)
+    # RAMP's calls in the hand-made runs: e0 and tests per task, a Programmer call per
+    # attempt, a Feedback Integrator call per attempt that failed its tests.
+    attempts = sum(len(steps) for steps in METHODS["ramp"].values())
+    failed = sum(not gen for steps in METHODS["ramp"].values() for _, gen in steps)
+    calls = 2 * len(TASKS) + attempts + failed
+    assert row["model calls a task"] == pytest.approx(round(calls / len(TASKS), 1))
+    assert row["model tokens a task"] == round(60 * calls / len(TASKS))
+
+
 @pytest.mark.parametrize("draw", [plots.figure2, plots.figure3, plots.figure4, plots.figure5,
                                   plots.figure6])
 def test_every_axes_is_labelled(study, draw):

@@ -35,6 +35,8 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "table3": (tables.table3, "Table 3: generated tests vs the oracle, per iteration"),
     "oracle_coverage": (tables.oracle_coverage, "Oracle coverage"),
     "table4": (tables.table4, "Table 4: prompting ablations (cumulative pass@1, %)"),
+    "ramp_plus_ablation": (tables.ramp_plus_ablation, "RAMP+ with each switch off in turn "
+                           "(docs/ramp_plus.md; pass@1 %, model calls and tokens a task)"),
     "cost_summary": (tables.cost_summary, "Cost per method (full run; E.S.: early stopping)"),
     "costs": (tables.cost_table, "Cost per method and stage (full run)"),
 }

@@ -29,6 +29,13 @@ TABLE4_VARIANTS = {
     "scot": "SCoT", "no_io_spec": "w/o I/O spec", "no_limits": "w/o limits",
     "samples": "w sample I/O", "ramp": "RAMP",
 }
+# RAMP+'s switches, one off in each variant (config.yaml, docs/ramp_plus.md); RAMP+ first.
+RAMP_PLUS_VARIANTS = {
+    "ramp_plus": "RAMP+", "ramp_plus_no_gate": "w/o sample gate",
+    "ramp_plus_one_candidate": "1 candidate an iteration", "ramp_plus_no_agreement":
+    "w/o agreement", "ramp_plus_no_distinguish": "w/o distinguishing inputs",
+    "ramp_plus_latest": "refine the latest", "ramp_plus_ramp_stop": "RAMP's stop rule",
+}
 
 
 def _pct(x: float) -> float:
@@ -231,6 +238,35 @@ def table2(study: Study) -> pd.DataFrame:
 
 def table4(study: Study) -> pd.DataFrame:
     return ablation_table(study, TABLE4_VARIANTS)
+
+
+def ramp_plus_ablation(study: Study) -> pd.DataFrame:
+    """RAMP+ and each of its switches off, per model: strict and cumulative pass@1 (over tasks
+    and per problem) and model calls and tokens a task; empty unless RAMP+ and an ablation of
+    it ran."""
+    present = [v for v in RAMP_PLUS_VARIANTS if any(m.variant == v for m in study.methods)]
+    if "ramp_plus" not in present or len(present) < 2:
+        return pd.DataFrame()
+    costs = study.costs[(study.costs["policy"] == "full") & (study.costs["stage"] != "total")
+                        & ~study.costs["stage"].isin(EXECUTOR_STAGES)]
+    rows = []
+    for model in study.models:
+        for variant in present:
+            method = Method(model, variant)
+            tasks = study.of(study.task_scores, method)["task_id"].nunique()
+            if not tasks:
+                continue
+            c = study.of(costs, method)
+            scores = method_scores(study, method)
+            rows.append({
+                "model": model, "variant": RAMP_PLUS_VARIANTS[variant],
+                **{k: scores[k] for k in ("strict pass@1", "strict (per problem)",
+                                          "cumulative pass@1", "cumulative (per problem)")},
+                "model calls a task": round(c["calls"].sum() / tasks, 1),
+                "model tokens a task": round(
+                    (c["prompt_tokens"].sum() + c["completion_tokens"].sum()) / tasks),
+            })
+    return pd.DataFrame(rows)
 
 
 def table3(study: Study) -> pd.DataFrame:
