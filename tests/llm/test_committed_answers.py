@@ -63,10 +63,28 @@ def test_update_keeps_the_committed_answers_and_adds_the_caches(tmp_path):
     assert [c.text for c in answers.load([out]).values()] == ["three"]
 
 
-def answers_args(cache, out, *, update):
+def test_skip_leaves_out_the_answers_another_file_holds(tmp_path):
+    """A new study's file holds only its own calls, not those replayed from another study's."""
+    _record(tmp_path / "one", ["one", "two"])
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    answers.export(answers.cache_entries(tmp_path / "one" / "cache"), folder / "old.jsonl.gz")
+    _record(tmp_path / "one", ["three"], first=2)  # the same cache: old answers and a new one
+    new = folder / "new.jsonl.gz"
+    assert answers.main(answers_args(tmp_path / "one" / "cache", new, update=True,
+                                     skip=[folder])) == 0
+    assert [c.text for c in answers.load([new]).values()] == ["three"]
+    # --out itself is never skipped: updating it again keeps its answer.
+    assert answers.main(answers_args(tmp_path / "one" / "cache", new, update=True,
+                                     skip=[folder])) == 0
+    assert [c.text for c in answers.load([new]).values()] == ["three"]
+
+
+def answers_args(cache, out, *, update, skip=()):
     parser = argparse.ArgumentParser()
     answers.add_arguments(parser)
     argv = ["--cache", str(cache), "--out", str(out)] + (["--update"] if update else [])
+    argv += [arg for path in skip for arg in ("--skip", str(path))]
     return parser.parse_args(argv)
 
 

@@ -95,6 +95,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--update", action="store_true",
                         help="keep the answers already in --out and add the cache's (a study "
                              "resumed from its committed answers records only its new calls)")
+    parser.add_argument("--skip", action="append", default=[], type=Path,
+                        help="leave out the answers already in this committed file or folder "
+                             "(repeatable; --out itself is never skipped): a new study's file "
+                             "holds only its own calls")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -102,8 +106,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"ramp answers: --out must end in {SUFFIX}", file=sys.stderr)
         return 2
     kept = file_entries(args.out) if args.update and args.out.is_file() else ()
+    skip_files = [f for f in _files(args.skip) if f.resolve() != args.out.resolve()]
+    skipped = {e["key"] for f in skip_files for e in file_entries(f)}
     entries = (e for e in merged(kept, cache_entries(args.cache))
-               if not args.model_id or e["model_id"] in args.model_id)
+               if (not args.model_id or e["model_id"] in args.model_id)
+               and e["key"] not in skipped)
     n = export(entries, args.out)
     print(f"{n} answers written to {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     return 0
