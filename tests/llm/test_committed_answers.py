@@ -80,6 +80,16 @@ def test_skip_leaves_out_the_answers_another_file_holds(tmp_path):
     assert [c.text for c in answers.load([new]).values()] == ["three"]
 
 
+def test_a_missing_skip_path_is_a_one_line_error(tmp_path, capsys):
+    _record(tmp_path, ["one"])
+    out = tmp_path / "new.jsonl.gz"
+    code = answers.main(answers_args(tmp_path / "cache", out, update=False,
+                                     skip=[tmp_path / "nowhere"]))
+    assert code == 2 and not out.exists()
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ramp answers: ") and "nowhere" in err and "\n" not in err
+
+
 def answers_args(cache, out, *, update, skip=()):
     parser = argparse.ArgumentParser()
     answers.add_arguments(parser)

@@ -247,24 +247,23 @@ def ramp_plus_ablation(study: Study) -> pd.DataFrame:
     present = [v for v in RAMP_PLUS_VARIANTS if any(m.variant == v for m in study.methods)]
     if "ramp_plus" not in present or len(present) < 2:
         return pd.DataFrame()
-    costs = study.costs[(study.costs["policy"] == "full") & (study.costs["stage"] != "total")
-                        & ~study.costs["stage"].isin(EXECUTOR_STAGES)]
+    costs = cost_summary(study).query("policy == 'full'").set_index(["model", "variant"])
     rows = []
     for model in study.models:
         for variant in present:
             method = Method(model, variant)
             tasks = study.of(study.task_scores, method)["task_id"].nunique()
-            if not tasks:
+            if not tasks or (model, variant) not in costs.index:
                 continue
-            c = study.of(costs, method)
+            c = costs.loc[(model, variant)]
             scores = method_scores(study, method)
             rows.append({
                 "model": model, "variant": RAMP_PLUS_VARIANTS[variant],
                 **{k: scores[k] for k in ("strict pass@1", "strict (per problem)",
                                           "cumulative pass@1", "cumulative (per problem)")},
-                "model calls a task": round(c["calls"].sum() / tasks, 1),
+                "model calls a task": round(c["model calls"] / tasks, 1),
                 "model tokens a task": round(
-                    (c["prompt_tokens"].sum() + c["completion_tokens"].sum()) / tasks),
+                    (c["prompt tokens"] + c["completion tokens"]) / tasks),
             })
     return pd.DataFrame(rows)
 

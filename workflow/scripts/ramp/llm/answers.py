@@ -105,12 +105,16 @@ def main(args: argparse.Namespace) -> int:
     if not args.out.name.endswith(SUFFIX):
         print(f"ramp answers: --out must end in {SUFFIX}", file=sys.stderr)
         return 2
-    kept = file_entries(args.out) if args.update and args.out.is_file() else ()
-    skip_files = [f for f in _files(args.skip) if f.resolve() != args.out.resolve()]
-    skipped = {e["key"] for f in skip_files for e in file_entries(f)}
-    entries = (e for e in merged(kept, cache_entries(args.cache))
-               if (not args.model_id or e["model_id"] in args.model_id)
-               and e["key"] not in skipped)
+    try:
+        kept = list(file_entries(args.out)) if args.update and args.out.is_file() else []
+        skip_files = [f for f in _files(args.skip) if f.resolve() != args.out.resolve()]
+        skipped = {e["key"] for f in skip_files for e in file_entries(f)}
+        entries = [e for e in merged(kept, cache_entries(args.cache))
+                   if (not args.model_id or e["model_id"] in args.model_id)
+                   and e["key"] not in skipped]
+    except LLMError as e:  # a missing --skip path, a corrupt file or cache entry: named
+        print(f"ramp answers: {e}", file=sys.stderr)
+        return 2
     n = export(entries, args.out)
     print(f"{n} answers written to {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
     return 0
