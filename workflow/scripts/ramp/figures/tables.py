@@ -216,10 +216,15 @@ def acceptance(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _variants_run(study: Study, labels: dict[str, str]) -> list[str]:
+    """The variants of ``labels`` the study ran (for any model), in the labels' order."""
+    return [v for v in labels if any(m.variant == v for m in study.methods)]
+
+
 def ablation_table(study: Study, labels: dict[str, str]) -> pd.DataFrame:
     """Cumulative pass@1 (the paper's convention), models x the variants of ``labels`` run;
     empty when no ablation ran (RAMP alone compares nothing)."""
-    present = [v for v in labels if any(m.variant == v for m in study.methods)]
+    present = _variants_run(study, labels)
     if not set(present) - {"ramp"}:
         return pd.DataFrame()
     rows = []
@@ -244,7 +249,7 @@ def ramp_plus_ablation(study: Study) -> pd.DataFrame:
     """RAMP+ and each of its switches off, per model: strict and cumulative pass@1 (over tasks
     and per problem) and model calls and tokens a task; empty unless RAMP+ and an ablation of
     it ran."""
-    present = [v for v in RAMP_PLUS_VARIANTS if any(m.variant == v for m in study.methods)]
+    present = _variants_run(study, RAMP_PLUS_VARIANTS)
     if "ramp_plus" not in present or len(present) < 2:
         return pd.DataFrame()
     costs = cost_summary(study).query("policy == 'full'").set_index(["model", "variant"])

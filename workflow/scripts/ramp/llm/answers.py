@@ -108,7 +108,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         kept = list(file_entries(args.out)) if args.update and args.out.is_file() else []
         skip_files = [f for f in _files(args.skip) if f.resolve() != args.out.resolve()]
-        skipped = {e["key"] for f in skip_files for e in file_entries(f)}
+        skipped = set(load(skip_files))
         entries = [e for e in merged(kept, cache_entries(args.cache))
                    if (not args.model_id or e["model_id"] in args.model_id)
                    and e["key"] not in skipped]
