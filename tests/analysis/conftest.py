@@ -45,7 +45,7 @@ class EchoRunner:
     def run(self, program: str, tests: Sequence[TestCase], limits: Limits, *,
             stop_at_first_failure: bool = False) -> RunReport:
         self.calls.append((program, len(tests), stop_at_first_failure))
-        good = {s for s in program.removeprefix("pass:").split(",") if s}
+        good = {s for s in program.strip().removeprefix("pass:").split(",") if s}
         results = []
         for i, t in enumerate(tests):
             ok = "all" in good or t.input.strip() in good

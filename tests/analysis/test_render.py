@@ -88,6 +88,9 @@ def study_dir(tmp_path_factory) -> Path:
             {"tasks": tasks, "bug_runs": bugs, **{n: run / f"{n}.parquet" for n in names}},
             {n: run / f"{n}.parquet" for n in ("scores", "task_scores", "transitions", "costs")},
             iterations=K, k_values=(1, 2), early_stopping=True)
+        stages.score_candidates_stage(run_id(variant), tasks, run / "attempts.parquet",
+                                      run / "hidden_attempts.parquet",
+                                      run / "candidates.parquet", EchoRunner())
     analysis = root / "results" / "analysis" / "s"
     stages.oracle(tasks, run_tables(runs, ("attempts", "hidden_attempts", "tests")),
                   EchoRunner(), analysis / "oracle.parquet",
@@ -307,7 +310,7 @@ def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
         run = study_dir / "results" / "runs" / "tiny-model" / variant / "s"
         dest = tmp_path / "results" / "studies" / "t" / "runs" / "tiny-model" / variant / "3"
         dest.mkdir(parents=True)
-        for name in ("scores", "task_scores", "transitions", "costs", "hidden_attempts"):
+        for name in RUN_FILES:
             shutil.copy2(run / f"{name}.parquet", dest)
     analysis = tmp_path / "results" / "studies" / "t" / "analysis" / "3"
     shutil.copytree(study_dir / "results" / "analysis" / "s", analysis)

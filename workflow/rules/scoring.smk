@@ -27,6 +27,31 @@ rule score_hidden:
         "../scripts/score_hidden.py"
 
 
+# Every program the run wrote, not only the one per iteration the attempts keep: RAMP+'s other
+# candidates run here on the hidden tests; every other method's are its attempts, copied from
+# score_hidden (ramp.analysis.candidates). Says whether generation or selection is the ceiling.
+rule score_candidates:
+    input:
+        tasks=f"{TASKS}/{{subset}}.parquet",
+        attempts=run_file("attempts"),
+        hidden_attempts=rules.score_hidden.output.hidden_attempts,
+    output:
+        candidates=run_file("candidates"),
+    log:
+        f"{RUN_LOGS}/score_candidates.log",
+    conda:
+        "../../envs/executor.yaml"
+    threads: EXECUTOR_WORKERS
+    params:
+        stop_at_first_failure=lookup(
+            dpath="scoring/stop_at_first_failure", within=config, default=False
+        ),
+    message:
+        "Hidden validation of every candidate ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
+    script:
+        "../scripts/score_candidates.py"
+
+
 rule score_run:
     input:
         tasks=f"{TASKS}/{{subset}}.parquet",

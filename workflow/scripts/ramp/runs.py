@@ -27,6 +27,7 @@ RUN_FILES: dict[str, str] = {
     "attempts": "attempts.parquet",
     "hidden": "hidden.parquet",
     "hidden_attempts": "hidden_attempts.parquet",
+    "candidates": "candidates.parquet",
     "scores": "scores.parquet",
     "task_scores": "task_scores.parquet",
     "transitions": "transitions.parquet",

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from ramp.analysis.candidates import CANDIDATE_COLUMNS, candidate_programs, score_candidates
+from ramp.analysis.candidates import Progress as CandidateProgress
 from ramp.analysis.costs import cost_table
 from ramp.analysis.hidden import HIDDEN_ATTEMPT_COLUMNS, Progress, validate_attempts
 from ramp.analysis.oracle import check_tests_on_oracles, classify_run, oracle_programs
@@ -59,6 +61,37 @@ def score_hidden(
     run.write(summary, hidden_attempts_out)
     journal.finish()
     return summary
+
+
+def score_candidates_stage(
+    run: RunId,
+    tasks: PathLike,
+    attempts: PathLike,
+    hidden_attempts: PathLike,
+    out: PathLike,
+    runner: Executor,
+    *,
+    stop_at_first_failure: bool = False,
+    progress: CandidateProgress | None = None,
+) -> pd.DataFrame:
+    """Rule score_candidates: every program the run wrote, on the hidden tests (resumable
+    through a journal; ramp.analysis.candidates)."""
+    task_list = read_tasks(tasks)
+    frame = _read(attempts, ["task_id", "iteration", "code"])
+    programs = candidate_programs(frame, task_list)
+    journal = Journal(out, fingerprint(
+        [tasks, attempts], {"stop_at_first_failure": stop_at_first_failure,
+                            "columns": CANDIDATE_COLUMNS}))
+    try:
+        scored = score_candidates(programs, task_list, frame,
+                                  _read(hidden_attempts, HIDDEN_ATTEMPT_COLUMNS), runner,
+                                  stop_at_first_failure=stop_at_first_failure,
+                                  progress=progress, journal=journal)
+    finally:
+        journal.close()
+    run.write(scored, out)
+    journal.finish()
+    return scored
 
 
 def score_run(

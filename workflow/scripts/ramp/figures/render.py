@@ -37,6 +37,8 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "table4": (tables.table4, "Table 4: prompting ablations (cumulative pass@1, %)"),
     "ramp_plus_ablation": (tables.ramp_plus_ablation, "RAMP+ with each switch off in turn "
                            "(docs/ramp_plus.md; pass@1 %, model calls and tokens a task)"),
+    "candidates": (tables.candidates, "Generation vs selection: every program a method wrote "
+                   "on the hidden tests, against the one it returns (tasks)"),
     "cost_summary": (tables.cost_summary, "Cost per method (full run; E.S.: early stopping)"),
     "costs": (tables.cost_table, "Cost per method and stage (full run)"),
 }
@@ -103,10 +105,12 @@ def _markdown(df: pd.DataFrame) -> str:
 
 
 def source_data(study: Study) -> dict[str, pd.DataFrame]:
-    """The study's frames as written to ``data/``: oracle programs without their code, and
+    """The study's frames as written to ``data/``: oracle programs and candidates without
+    their code, and
     the authors' outcomes (task ids and outcomes only) when the study has them."""
     frames = {name: getattr(study, name) for name in DATA_NAMES}
-    frames["oracle_programs"] = frames["oracle_programs"].drop(columns="code", errors="ignore")
+    for name in ("oracle_programs", "candidates"):
+        frames[name] = frames[name].drop(columns="code", errors="ignore")
     if study.authors is not None:
         frames["authors"] = study.authors
     return frames

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from ramp.figures.render import DATA_NAMES, combine_summaries, render_study, study_line
-from ramp.figures.study import Method, Study
+from ramp.figures.study import LATER_RUN_FILES, Method, Study
 from ramp.runs import DEFAULT_STUDY
 
 
@@ -36,9 +36,11 @@ class CommittedStudy:
 
 
 def has_source_data(folder: str | os.PathLike[str]) -> bool:
-    """Whether ``folder/data`` holds every frame a subset's figures are drawn from."""
+    """Whether ``folder/data`` holds every frame a subset's figures are drawn from (those of
+    :data:`~ramp.figures.study.LATER_RUN_FILES` may be missing)."""
     data = Path(folder) / "data"
-    return all((data / f"{name}.parquet").is_file() for name in DATA_NAMES)
+    return all((data / f"{name}.parquet").is_file() for name in DATA_NAMES
+               if name not in LATER_RUN_FILES)
 
 
 def committed_studies(figures: str | os.PathLike[str]) -> list[CommittedStudy]:
@@ -62,7 +64,9 @@ def load_source_data(folder: str | os.PathLike[str]) -> Study:
     The methods keep the order their runs were gathered in, which is the order of their rows.
     """
     folder = Path(folder)
-    frames = {name: pd.read_parquet(folder / "data" / f"{name}.parquet") for name in DATA_NAMES}
+    data = folder / "data"
+    frames = {name: pd.read_parquet(data / f"{name}.parquet")
+              if (data / f"{name}.parquet").is_file() else pd.DataFrame() for name in DATA_NAMES}
     scores = frames["scores"]
     methods = tuple(Method(m, v) for m, v in dict.fromkeys(
         zip(scores["model"], scores["variant"], strict=True)))

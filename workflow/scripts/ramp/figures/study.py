@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from ramp.analysis.authors import read_outcomes
 from ramp.runs import identities
 
-RUN_FILES = ("scores", "task_scores", "transitions", "costs", "hidden_attempts")
+RUN_FILES = ("scores", "task_scores", "transitions", "costs", "hidden_attempts", "candidates")
+# Frames a study drawn before they existed lacks: read as empty, their tables say "not run".
+LATER_RUN_FILES = ("candidates",)
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,8 @@ class Method:
 class Study:
     """Every run's tables of one subset; ``oracle`` is empty when that stage did not run;
     ``authors``: the RAMP authors' released per-task outcomes (ramp.analysis.authors), None
-    when none were given."""
+    when none were given; ``candidates``: every program each run wrote, on the hidden tests
+    (ramp.analysis.candidates), empty in studies drawn before that stage existed."""
 
     subset: str
     methods: tuple[Method, ...]
@@ -44,6 +47,7 @@ class Study:
     oracle: pd.DataFrame
     oracle_programs: pd.DataFrame
     authors: pd.DataFrame | None = None
+    candidates: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def main(self) -> Method:

@@ -273,6 +273,54 @@ def ramp_plus_ablation(study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _per_problem(flags: pd.Series, problems: pd.Series) -> float:
+    """The share of ``flags`` (per task) with every problem weighted equally, in %."""
+    return _pct(flags.groupby(problems).mean().mean()) if len(flags) else 0.0
+
+
+def candidates(study: Study) -> pd.DataFrame:
+    """Every program each method wrote against the one it returns (ramp.analysis.candidates):
+    the tasks with some right program (the generation ceiling) beside those it returned a right
+    one for (strict), and where the others were lost: the right program failed a sample test,
+    or its group ranked below the chosen one in the last selection (RAMP+ only). Empty in
+    studies drawn before that stage existed."""
+    c = study.candidates
+    if c.empty:
+        return pd.DataFrame()
+    rows = []
+    for m in study.methods:
+        mine = study.of(c, m)
+        if mine.empty:
+            continue
+        right = mine["passed_hidden"].astype(bool)
+        by_task = pd.DataFrame({
+            "problem": mine.groupby("task_id")["problem_id"].first(),
+            "made": right.groupby(mine["task_id"]).any(),
+            "returned": (right & mine["returned"].astype(bool)).groupby(mine["task_id"]).any(),
+            "failed a sample": (right & ~mine["passed_samples"].astype("boolean")
+                                .fillna(True).astype(bool)).groupby(mine["task_id"]).any(),
+            "outranked": (right & (mine["final_rank"].astype("Int64").fillna(0) > 1))
+            .groupby(mine["task_id"]).any(),
+        })
+        lost = by_task["made"] & ~by_task["returned"]
+        ranked = mine["final_rank"].notna().any()
+        rows.append({
+            "method": study.name(m), "tasks": len(by_task),
+            "programs": int(mine["has_code"].astype(bool).sum()),
+            "right programs": int(right.sum()),
+            "tasks with a right program": int(by_task["made"].sum()),
+            "ceiling %": _pct(by_task["made"].mean()),
+            "ceiling % (per problem)": _per_problem(by_task["made"], by_task["problem"]),
+            "returned right": int(by_task["returned"].sum()),
+            "strict %": _pct(by_task["returned"].mean()),
+            "right, not returned": int(lost.sum()),
+            "of them: right failed a sample": int((lost & by_task["failed a sample"]).sum()),
+            "of them: right outranked": (int((lost & by_task["outranked"]).sum())
+                                         if ranked else None),
+        })
+    return pd.DataFrame(rows)
+
+
 def table3(study: Study) -> pd.DataFrame:
     """FN/FP/TN/TP per iteration with shares, as 'count (pct%)' cells, per method."""
     if study.oracle.empty:
