@@ -121,4 +121,19 @@ def test_the_table_separates_generation_from_selection():
     assert row["returned right"] == 1 and row["strict %"] == 50.0
     assert row["right, not returned"] == 1 and row["of them: right outranked"] == 1
     assert row["of them: right failed a sample"] == 0
+    assert row["of them: right in the chosen group"] == 0
     assert tables.candidates(Study(**{**study.__dict__, "candidates": pd.DataFrame()})).empty
+
+
+def test_a_right_program_in_the_chosen_group_is_told_apart_from_an_outranked_one():
+    frame = scored(EchoRunner()).assign(model="m", variant="ramp_plus")
+    # Task a's right program printed what the returned one printed on every generated input.
+    frame.loc[(frame["task_id"] == "a") & frame["passed_hidden"], "final_rank"] = 1
+    study = Study(subset="s", methods=(Method("m", "ramp_plus"),), scores=pd.DataFrame(),
+                  task_scores=pd.DataFrame(), transitions=pd.DataFrame(), costs=pd.DataFrame(),
+                  hidden_attempts=pd.DataFrame(), oracle=pd.DataFrame(),
+                  oracle_programs=pd.DataFrame(), candidates=frame)
+    row = tables.candidates(study).iloc[0]
+    assert row["right, not returned"] == 1
+    assert row["of them: right outranked"] == 0
+    assert row["of them: right in the chosen group"] == 1

@@ -282,8 +282,10 @@ def candidates(study: Study) -> pd.DataFrame:
     """Every program each method wrote against the one it returns (ramp.analysis.candidates):
     the tasks with some right program (the generation ceiling) beside those it returned a right
     one for (strict), and where the others were lost: the right program failed a sample test,
-    or its group ranked below the chosen one in the last selection (RAMP+ only). Empty in
-    studies drawn before that stage existed."""
+    its group ranked below the chosen one in the last selection, or it was in the chosen group
+    (it printed what the returned program printed on every generated input) but not its
+    representative (the last two for RAMP+ only). Empty in studies drawn before that stage
+    existed."""
     c = study.candidates
     if c.empty:
         return pd.DataFrame()
@@ -293,14 +295,15 @@ def candidates(study: Study) -> pd.DataFrame:
         if mine.empty:
             continue
         right = mine["passed_hidden"].astype(bool)
+        rank = mine["final_rank"].astype("Int64").fillna(0)
         by_task = pd.DataFrame({
             "problem": mine.groupby("task_id")["problem_id"].first(),
             "made": right.groupby(mine["task_id"]).any(),
             "returned": (right & mine["returned"].astype(bool)).groupby(mine["task_id"]).any(),
             "failed a sample": (right & ~mine["passed_samples"].astype("boolean")
                                 .fillna(True).astype(bool)).groupby(mine["task_id"]).any(),
-            "outranked": (right & (mine["final_rank"].astype("Int64").fillna(0) > 1))
-            .groupby(mine["task_id"]).any(),
+            "outranked": (right & (rank > 1)).groupby(mine["task_id"]).any(),
+            "grouped": (right & (rank == 1)).groupby(mine["task_id"]).any(),
         })
         lost = by_task["made"] & ~by_task["returned"]
         ranked = mine["final_rank"].notna().any()
@@ -317,8 +320,12 @@ def candidates(study: Study) -> pd.DataFrame:
             "of them: right failed a sample": int((lost & by_task["failed a sample"]).sum()),
             "of them: right outranked": (int((lost & by_task["outranked"]).sum())
                                          if ranked else None),
+            "of them: right in the chosen group": (int((lost & by_task["grouped"]).sum())
+                                                   if ranked else None),
         })
-    return pd.DataFrame(rows)
+    # A count, blank for the methods without a selection: Int64, not float.
+    return pd.DataFrame(rows).astype({"of them: right outranked": "Int64",
+                                      "of them: right in the chosen group": "Int64"})
 
 
 def table3(study: Study) -> pd.DataFrame:
