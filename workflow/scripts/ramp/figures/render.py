@@ -106,8 +106,8 @@ def _markdown(df: pd.DataFrame) -> str:
 
 def source_data(study: Study) -> dict[str, pd.DataFrame]:
     """The study's frames as written to ``data/``: oracle programs and candidates without
-    their code, and
-    the authors' outcomes (task ids and outcomes only) when the study has them."""
+    their code, and the authors' outcomes (task ids and outcomes only) when the study has
+    them."""
     frames = {name: getattr(study, name) for name in DATA_NAMES}
     for name in ("oracle_programs", "candidates"):
         frames[name] = frames[name].drop(columns="code", errors="ignore")

@@ -65,8 +65,9 @@ def load_source_data(folder: str | os.PathLike[str]) -> Study:
     """
     folder = Path(folder)
     data = folder / "data"
-    frames = {name: pd.read_parquet(data / f"{name}.parquet")
-              if (data / f"{name}.parquet").is_file() else pd.DataFrame() for name in DATA_NAMES}
+    frames = {name: pd.DataFrame() if name in LATER_RUN_FILES and not path.is_file()
+              else pd.read_parquet(path)
+              for name, path in ((n, data / f"{n}.parquet") for n in DATA_NAMES)}
     scores = frames["scores"]
     methods = tuple(Method(m, v) for m, v in dict.fromkeys(
         zip(scores["model"], scores["variant"], strict=True)))
