@@ -109,12 +109,17 @@ def test_only_programs_no_attempt_had_run_on_the_hidden_tests():
     assert out.loc[("a", "2.0"), "passed_samples"] and not out.loc[("a", "1.0"), "passed_samples"]
 
 
+def candidates_study(frame: pd.DataFrame) -> Study:
+    """A study of one RAMP+ run holding only its candidates frame."""
+    empty = pd.DataFrame()
+    return Study(subset="s", methods=(Method("m", "ramp_plus"),), scores=empty,
+                 task_scores=empty, transitions=empty, costs=empty, hidden_attempts=empty,
+                 oracle=empty, oracle_programs=empty, candidates=frame)
+
+
 def test_the_table_separates_generation_from_selection():
     frame = scored(EchoRunner()).assign(model="m", variant="ramp_plus")
-    study = Study(subset="s", methods=(Method("m", "ramp_plus"),), scores=pd.DataFrame(),
-                  task_scores=pd.DataFrame(), transitions=pd.DataFrame(), costs=pd.DataFrame(),
-                  hidden_attempts=pd.DataFrame(), oracle=pd.DataFrame(),
-                  oracle_programs=pd.DataFrame(), candidates=frame)
+    study = candidates_study(frame)
     row = tables.candidates(study).iloc[0]
     assert row["programs"] == 5 and row["right programs"] == 3
     assert row["tasks with a right program"] == 2 and row["ceiling %"] == 100.0
@@ -129,10 +134,7 @@ def test_a_right_program_in_the_chosen_group_is_told_apart_from_an_outranked_one
     frame = scored(EchoRunner()).assign(model="m", variant="ramp_plus")
     # Task a's right program printed what the returned one printed on every generated input.
     frame.loc[(frame["task_id"] == "a") & frame["passed_hidden"], "final_rank"] = 1
-    study = Study(subset="s", methods=(Method("m", "ramp_plus"),), scores=pd.DataFrame(),
-                  task_scores=pd.DataFrame(), transitions=pd.DataFrame(), costs=pd.DataFrame(),
-                  hidden_attempts=pd.DataFrame(), oracle=pd.DataFrame(),
-                  oracle_programs=pd.DataFrame(), candidates=frame)
+    study = candidates_study(frame)
     row = tables.candidates(study).iloc[0]
     assert row["right, not returned"] == 1
     assert row["of them: right outranked"] == 0
