@@ -20,9 +20,13 @@ KV cache (``new`` still has its disk cache); the server keeps its state. With gr
 
     .venv/bin/python benchmarks/study_replay.py [--model qwen2.5-coder-1.5b] [--subset paper10]
         [--tasks 5] [--offset 0] [--iterations 4] [--temperature 0] [--max-new-tokens 0]
-        [--no-server]
+        [--no-server] [--out results/benchmarks/study_replay.json]
+    .venv/bin/python benchmarks/study_replay.py --combine A.json B.json [--out ...]
 
 Writes results/benchmarks/study_replay.json (every call, and the totals) and prints the totals.
+``--combine`` adds up runs made apart (e.g. two processes, one task each, side by side on a
+2-core machine: each alternates its paths call by call, so load they share falls on every path
+alike) into one file with the totals over all their calls.
 """
 
 from __future__ import annotations
@@ -49,10 +53,12 @@ from ramp.agents import feedback_integrator, programmer, test_designer
 from ramp.dataset import load_tasks
 from ramp.execution.executor import SandboxExecutor
 from ramp.io import write_text
+from ramp.languages import Language
 from ramp.llm import Completion, SamplingParams, create_llm
 from ramp.llm.base import Prompt
 from ramp.llm.spec import ModelsConfig, ModelSpec
 from ramp.llm.weights import weights_path
+from ramp.methods.base import sandbox_executors
 from ramp.methods.ramp import design_tests, initial_reflections, iterate, next_state
 from ramp.methods.records import OpenTask
 from ramp.prompting import PromptLibrary
@@ -61,10 +67,10 @@ from ramp.variants import variant_from_config
 
 ROOT = Path(__file__).resolve().parents[1]
 PARSERS = {
-    "feedback_integrator_initial": feedback_integrator.parse,
-    "feedback_integrator": feedback_integrator.parse,
-    "test_designer": lambda text: repr(test_designer.parse(text).tests),
-    "programmer": lambda text: programmer.parse(text).code,
+    "feedback_integrator_initial": lambda text, language: feedback_integrator.parse(text),
+    "feedback_integrator": lambda text, language: feedback_integrator.parse(text),
+    "test_designer": lambda text, language: repr(test_designer.parse(text).tests),
+    "programmer": lambda text, language: programmer.parse(text, language).code,
 }
 
 
@@ -182,10 +188,11 @@ class Server:
 
 class Alternating:
     """The LLM the study's stages call: every prompt goes to every path, the first path
-    rotating call by call; the stage goes on with the ``new`` path's answer."""
+    rotating call by call; the stage goes on with the ``new`` path's answer. Programs are
+    parsed as ``language``'s."""
 
-    def __init__(self, paths: Sequence, temperature: float) -> None:
-        self.paths, self.greedy = list(paths), temperature == 0
+    def __init__(self, paths: Sequence, temperature: float, language: Language) -> None:
+        self.paths, self.greedy, self.language = list(paths), temperature == 0, language
         self.stage, self.rows = "", []
 
     @property
@@ -205,7 +212,8 @@ class Alternating:
             first = len(self.rows) % len(self.paths)
             answers = {p.name: p.complete(prompt, params)
                        for p in self.paths[first:] + self.paths[:first]}
-            parsed = {name: PARSERS[role](m.completion.text) for name, m in answers.items()}
+            parsed = {name: PARSERS[role](m.completion.text, self.language)
+                      for name, m in answers.items()}
             self.rows.append({
                 "call": len(self.rows) + 1, "stage": self.stage, "role": role,
                 "first": self.paths[first].name,
@@ -236,12 +244,14 @@ def _row(m: Measured) -> dict[str, Any]:
 def run_study(llm: Alternating, problems, variant, iterations: int, seed: int) -> None:
     """RAMP's stages in a study's order, each as a job of its own."""
     lib = PromptLibrary.default()
-    with SandboxExecutor(workers=1) as executor:
+    executors = sandbox_executors(workers=1)
+    try:
         llm.new_job("feedback_integrator_initial")
         reflections = initial_reflections(problems, llm=llm, lib=lib, variant=variant, seed=seed)
         llm.new_job("test_designer")
-        designs = design_tests(problems, llm=llm, lib=lib, variant=variant, executor=executor,
-                               seed=seed)
+        with SandboxExecutor(workers=1) as executor:  # large inputs' generators (Ruby)
+            designs = design_tests(problems, llm=llm, lib=lib, variant=variant,
+                                   executor=executor, seed=seed)
         open_tasks = [OpenTask(p, d.tests, (r.text,))
                       for p, d, r in zip(problems, designs, reflections, strict=True)]
         for t in range(1, iterations + 1):
@@ -249,9 +259,11 @@ def run_study(llm: Alternating, problems, variant, iterations: int, seed: int) -
                 break
             llm.new_job(f"iteration {t}")
             attempts = iterate(open_tasks, t, budget=iterations, llm=llm, lib=lib,
-                               variant=variant, executor=executor, seed=seed)
+                               variant=variant, executors=executors, seed=seed)
             open_tasks = [next_state(o, a) for o, a in zip(open_tasks, attempts, strict=True)
                           if not a.passed_generated]
+    finally:
+        executors.close()
 
 
 def totals(rows: list[dict], names: Sequence[str]) -> dict[str, dict]:
@@ -325,6 +337,29 @@ def report(summary: dict, roles: dict, names: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def combine(files: Sequence[Path]) -> dict[str, Any]:
+    """One result of several runs' files: every call of each (tagged with its run), the totals
+    over all of them. The runs must agree on model, temperature, answer cap and paths."""
+    runs = [json.loads(f.read_text(encoding="utf-8")) for f in files]
+    keys = ("model", "temperature", "max_new_tokens", "paths")
+    for f, r in zip(files, runs, strict=True):
+        for k in keys:
+            if r.get(k, list(r["totals"])) != runs[0].get(k, list(runs[0]["totals"])):
+                raise ValueError(f"{f}: {k} differs from {files[0]}'s; only like runs add up")
+    names = list(runs[0]["totals"])
+    rows = [{**row, "run": i} for i, r in enumerate(runs) for row in r["calls"]]
+    summary, roles = totals(rows, names), by_role(rows, names)
+    return {
+        "model": runs[0]["model"], "spec": runs[0]["spec"], "paths": names,
+        "temperature": runs[0]["temperature"], "max_new_tokens": runs[0]["max_new_tokens"],
+        "runs": [{"file": f.name, "tasks": r["tasks"], "iterations": r["iterations"],
+                  "wall_seconds": r["wall_seconds"], "machine": r["machine"]}
+                 for f, r in zip(files, runs, strict=True)],
+        "totals": summary, "by_role": roles, "calls": rows,
+        "report": report(summary, roles, names),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
@@ -339,7 +374,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--no-server", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" /
                     "study_replay.json")
+    ap.add_argument("--combine", type=Path, nargs="+", metavar="JSON",
+                    help="add up these runs' files into --out instead of running")
     args = ap.parse_args(argv)
+    if args.combine:
+        combined = combine(args.combine)
+        print(combined["report"])
+        write_text(args.out, json.dumps(combined, indent=1))
+        print(f"wrote {args.out}")
+        return
 
     config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
     spec = ModelsConfig.from_dict(config.get("models") or {}).spec(args.model)
@@ -361,7 +404,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if server:
             paths.append(server)
         names = [p.name for p in paths]
-        llm = Alternating(paths, args.temperature)
+        llm = Alternating(paths, args.temperature, problems[0].language)
         start = time.perf_counter()
         try:
             run_study(llm, problems, variant, args.iterations, study_config.seed(config))
@@ -373,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     text = report(summary, roles, names)
     print(text)
     write_text(args.out, json.dumps({
-        "model": args.model, "spec": dataclasses.asdict(spec), "tasks": wanted,
+        "model": args.model, "spec": dataclasses.asdict(spec), "paths": names, "tasks": wanted,
         "iterations": args.iterations, "temperature": args.temperature,
         "max_new_tokens": args.max_new_tokens, "wall_seconds": wall,
         "machine": {"platform": platform.platform(), "cpus": psutil.cpu_count(),
@@ -381,7 +424,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         "totals": summary, "by_role": roles, "calls": llm.rows, "report": text,
     }, indent=1))
     print(f"wrote {args.out}")
-
 
 
 if __name__ == "__main__":
