@@ -1,0 +1,154 @@
+"""How much model time could prefix reuse save at most? (not a test; an analysis of a run)
+
+Reads a finished RAMP run's tables (its initial reflections and every iteration's Programmer and
+Feedback Integrator calls: prompt, answer, seconds, tokens, and the prompt tokens the run took
+from a cache), replays its calls in a study's order (initial reflections, then per iteration the
+Programmer's calls, then the Feedback Integrator's) and, for every call, finds the longest
+prefix its tokens share with any earlier call's. From that it counts the prompt tokens a cache
+could have supplied under two rules, with nothing ever evicted or lost:
+
+- ``whole batches``: the llamacpp backend's rule (whole ``n_batch``-token batches counted from
+  the first token, and at least the prompt's last token evaluated): what the run could have
+  reused, had every earlier call's state been on this machine;
+- ``any token``: a prefix of any length: the bound of every sound finer rule (e.g. batches that
+  also end at the template's section edges).
+
+A least-squares fit of the run's call seconds on evaluated prompt tokens and generated tokens
+turns tokens into seconds, so the same calls are estimated with no reuse (the old path), as run,
+and under each rule.
+
+    .venv/bin/python benchmarks/reuse_bound.py \\
+        --run results/studies/ramp-plus/runs/qwen2.5-coder-1.5b/ramp/paper34 \\
+        [--model qwen2.5-coder-1.5b] [--out results/benchmarks/reuse_bound.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from ramp.io import write_text
+from ramp.llm.spec import ModelsConfig
+from ramp.llm.weights import weights_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (table, column prefix) of every call, in the order a study makes them within an iteration
+ROLES = (("programmer", "programmer"), ("feedback_integrator", "feedback"))
+
+
+def study_calls(run: Path) -> Iterator[dict]:
+    """The run's calls in a study's order: prompt JSON, seconds, tokens, reused tokens."""
+    def call(row: pd.Series, prefix: str, role: str) -> dict:
+        return {"role": role, "prompt": row[f"{prefix}_prompt"],
+                "seconds": float(row[f"{prefix}_seconds"]),
+                "prompt_tokens": int(row[f"{prefix}_prompt_tokens"]),
+                "completion_tokens": int(row[f"{prefix}_completion_tokens"]),
+                "reused": int(row.get(f"{prefix}_reused_prompt_tokens") or 0)}
+
+    for _, row in pd.read_parquet(run / "reflections.parquet").iterrows():
+        if isinstance(row["reflection_prompt"], str) and row["reflection_prompt"]:
+            yield call(row, "reflection", "feedback_integrator_initial")
+    attempts = pd.read_parquet(run / "attempts.parquet").sort_values(["iteration", "task_id"])
+    for _, group in attempts.groupby("iteration"):
+        for role, prefix in ROLES:
+            for _, row in group.iterrows():
+                if isinstance(row[f"{prefix}_prompt"], str) and row[f"{prefix}_prompt"]:
+                    yield call(row, prefix, role)
+
+
+def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+    m = min(len(a), len(b))
+    differ = np.flatnonzero(a[:m] != b[:m])
+    return int(differ[0]) if len(differ) else m
+
+
+def reusable(tokens: Sequence[np.ndarray], batch: int) -> list[tuple[int, int]]:
+    """Per prompt: (tokens reusable in whole batches, tokens reusable at any length), from
+    every earlier prompt (a stored state covers the whole batches of its own prompt)."""
+    out = []
+    for i, p in enumerate(tokens):
+        whole = anywhere = 0
+        for q in tokens[:i]:
+            n = common_prefix(p, q)
+            anywhere = max(anywhere, n)
+            whole = max(whole, min(n, len(q) // batch * batch) // batch * batch)
+        out.append((min(whole, (len(p) - 1) // batch * batch), min(anywhere, len(p) - 1)))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run", type=Path, required=True, help="a RAMP run's folder")
+    ap.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
+    ap.add_argument("--model", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--out", type=Path,
+                    default=ROOT / "results" / "benchmarks" / "reuse_bound.json")
+    args = ap.parse_args(argv)
+
+    from llama_cpp import Llama
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
+    spec = ModelsConfig.from_dict(config.get("models") or {}).spec(args.model)
+    if spec.chat_template:
+        raise SystemExit(f"{args.model}: a chat template of its own is not handled here")
+    vocab = Llama(model_path=str(weights_path(spec)), vocab_only=True, verbose=False)
+    formatter = Jinja2ChatFormatter(vocab.metadata["tokenizer.chat_template"], eos_token="",
+                                    bos_token="")  # the GGUF's template, as the backend uses it
+
+    calls = list(study_calls(args.run))
+    tokens = [np.array(vocab.tokenize(formatter(messages=json.loads(c["prompt"])).prompt.encode(),
+                                      add_bos=False, special=True)) for c in calls]
+    same = sum(len(t) == c["prompt_tokens"] for t, c in zip(tokens, calls, strict=True))
+    bounds = reusable(tokens, spec.n_batch)
+
+    prompt = np.array([c["prompt_tokens"] for c in calls], dtype=float)
+    gen = np.array([c["completion_tokens"] for c in calls], dtype=float)
+    reused = np.array([c["reused"] for c in calls], dtype=float)
+    seconds = np.array([c["seconds"] for c in calls])
+    x = np.column_stack([prompt - reused, gen])
+    (per_prompt, per_gen), *_ = np.linalg.lstsq(x, seconds, rcond=None)
+    r2 = 1 - ((x @ [per_prompt, per_gen] - seconds) ** 2).sum() / (
+        (seconds - seconds.mean()) ** 2).sum()
+
+    def estimate(reuse: np.ndarray) -> float:
+        return float(per_prompt * np.maximum(prompt - reuse, 0).sum() + per_gen * gen.sum())
+
+    rows = {
+        "no reuse (old path)": (0.0, estimate(np.zeros_like(prompt))),
+        "as run": (reused.sum(), estimate(reused)),
+        "whole batches, nothing lost": (sum(b[0] for b in bounds),
+                                        estimate(np.array([b[0] for b in bounds]))),
+        "any token, nothing lost": (sum(b[1] for b in bounds),
+                                    estimate(np.array([b[1] for b in bounds]))),
+    }
+    old = rows["no reuse (old path)"][1]
+    lines = [f"{len(calls)} calls, {int(prompt.sum())} prompt tokens ({same} tokenized to the "
+             f"recorded count), {int(gen.sum())} generated; {seconds.sum():.0f} model s as run",
+             f"fit: {per_prompt:.4f} s per evaluated prompt token, {per_gen:.4f} s per generated "
+             f"token (R^2 {r2:.2f})",
+             f"{'reuse rule':30s} {'reused tokens':>13s} {'share':>6s} {'est. s':>8s} "
+             f"{'old / this':>10s}"]
+    lines += [f"{name:30s} {int(tok):13d} {tok / prompt.sum():6.1%} {s:8.0f} {old / s:9.2f}x"
+              for name, (tok, s) in rows.items()]
+    report = "\n".join(lines)
+    print(report)
+    write_text(args.out, json.dumps({
+        "run": str(args.run), "model": args.model, "n_batch": spec.n_batch,
+        "calls": len(calls), "tokenized_as_recorded": same,
+        "fit": {"per_prompt_token_s": per_prompt, "per_generated_token_s": per_gen, "r2": r2},
+        "rules": {k: {"reused_tokens": int(t), "estimated_seconds": s}
+                  for k, (t, s) in rows.items()},
+        "report": report}, indent=1))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
