@@ -63,7 +63,7 @@ class Decoder:
             chunk = prompt[start:start + n_batch]
             self._decode([(t, start + i, 0, start + i == len(prompt) - 1)
                           for i, t in enumerate(chunk)])
-        self.first = self._logits(len(prompt) - 1 - (len(prompt) - 1) // n_batch * n_batch)
+        self.first = self._logits((len(prompt) - 1) % n_batch)  # in the last batch
 
     def close(self) -> None:
         self.L.llama_batch_free(self.batch)
@@ -145,16 +145,15 @@ def programmer_prompt(config: dict, subset: str) -> list[dict]:
     return [{"role": m.role, "content": m.content} for m in messages]
 
 
-def summarize(rows: list[dict], n: int) -> dict:
+def summarize(rows: list[dict], n: int, same_greedy_tokens: bool) -> dict:
     """Both ways' tokens/s over every rep of ``n`` sequences, and the speed-up of batching."""
     def total(way: str, key: str) -> float:
-        return sum(r[key] for r in rows if r.get("way") == way and r["n"] == n)
+        return sum(r[key] for r in rows if r["way"] == way and r["n"] == n)
 
     seq_s, bat_s = total("sequential", "seconds"), total("batched", "seconds")
     return {"n": n, "sequential_tok_s": total("sequential", "tokens") / seq_s,
             "batched_tok_s": total("batched", "tokens") / bat_s, "speedup": seq_s / bat_s,
-            "same_greedy_tokens": next(r["same_greedy_tokens"] for r in rows
-                                       if r["n"] == n and "way" not in r)}
+            "same_greedy_tokens": same_greedy_tokens}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -182,12 +181,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     prompt = llama.tokenize(
         formatter(messages=programmer_prompt(config, args.subset)).prompt.encode(),
         add_bos=False, special=True)
-    rows = []
+    rows: list[dict] = []
+    same_greedy: dict[int, bool] = {}
     for n in args.n:
         dec = Decoder(llama._model.model, prompt, n, spec.context_size, spec.n_batch)
         try:
-            same_greedy = (dec.sequential(n, args.tokens, greedy)
-                           == dec.batched(n, args.tokens, greedy))
+            same_greedy[n] = (dec.sequential(n, args.tokens, greedy)
+                              == dec.batched(n, args.tokens, greedy))
             for rep in range(args.reps):
                 order = ("sequential", "batched") if rep % 2 == 0 else ("batched", "sequential")
                 for way in order:
@@ -198,8 +198,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                           f"{rows[-1]['tokens'] / wall:6.2f} tok/s", flush=True)
         finally:
             dec.close()
-        rows.append({"n": n, "same_greedy_tokens": same_greedy})
-    summary = [summarize(rows, n) for n in args.n]
+    summary = [summarize(rows, n, same_greedy[n]) for n in args.n]
     lines = [f"{'n':>2s} {'sequential tok/s':>16s} {'batched tok/s':>13s} {'speed-up':>8s} "
              f"{'same greedy tokens':>18s}"]
     lines += [f"{s['n']:2d} {s['sequential_tok_s']:16.2f} {s['batched_tok_s']:13.2f} "

@@ -339,18 +339,20 @@ def report(summary: dict, roles: dict, names: Sequence[str]) -> str:
 
 def combine(files: Sequence[Path]) -> dict[str, Any]:
     """One result of several runs' files: every call of each (tagged with its run), the totals
-    over all of them. The runs must agree on model, temperature, answer cap and paths."""
+    over all of them. The runs must agree on model, temperature, answer cap and paths (the
+    keys of their totals)."""
     runs = [json.loads(f.read_text(encoding="utf-8")) for f in files]
-    keys = ("model", "temperature", "max_new_tokens", "paths")
+    names = list(runs[0]["totals"])  # the paths, in the order they ran
     for f, r in zip(files, runs, strict=True):
-        for k in keys:
-            if r.get(k, list(r["totals"])) != runs[0].get(k, list(runs[0]["totals"])):
+        for k in ("model", "temperature", "max_new_tokens"):
+            if r[k] != runs[0][k]:
                 raise ValueError(f"{f}: {k} differs from {files[0]}'s; only like runs add up")
-    names = list(runs[0]["totals"])
+        if list(r["totals"]) != names:
+            raise ValueError(f"{f}: its paths differ from {files[0]}'s; only like runs add up")
     rows = [{**row, "run": i} for i, r in enumerate(runs) for row in r["calls"]]
     summary, roles = totals(rows, names), by_role(rows, names)
     return {
-        "model": runs[0]["model"], "spec": runs[0]["spec"], "paths": names,
+        "model": runs[0]["model"], "spec": runs[0]["spec"],
         "temperature": runs[0]["temperature"], "max_new_tokens": runs[0]["max_new_tokens"],
         "runs": [{"file": f.name, "tasks": r["tasks"], "iterations": r["iterations"],
                   "wall_seconds": r["wall_seconds"], "machine": r["machine"]}
@@ -416,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     text = report(summary, roles, names)
     print(text)
     write_text(args.out, json.dumps({
-        "model": args.model, "spec": dataclasses.asdict(spec), "paths": names, "tasks": wanted,
+        "model": args.model, "spec": dataclasses.asdict(spec), "tasks": wanted,
         "iterations": args.iterations, "temperature": args.temperature,
         "max_new_tokens": args.max_new_tokens, "wall_seconds": wall,
         "machine": {"platform": platform.platform(), "cpus": psutil.cpu_count(),
