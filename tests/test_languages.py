@@ -10,7 +10,7 @@ from ramp.execution.runtime import RUNTIMES
 from ramp.hub import layout
 from ramp.languages import CPP, LANGUAGES, RUBY, STUDY_LANGUAGES, language, language_of
 from ramp.llm.answer_end import RULES
-from ramp.llm.base import ChatMessage, SamplingParams, complete_each
+from ramp.llm.base import ChatMessage, SamplingParams
 from ramp.llm.fake import FakeLLM
 from ramp.tasks import Problem
 
@@ -42,18 +42,15 @@ def test_a_problem_s_language_follows_its_lang():
     assert Problem("t", "p", "d", "i", "o", "", (), 1.0, 256, (), None, "puts 1").language is RUBY
 
 
-def test_complete_each_batches_by_parameters_and_keeps_the_order():
+def test_one_call_takes_each_prompt_s_own_parameters_in_order():
     llm = FakeLLM(respond=lambda prompt: prompt[0].content.upper())
     ruby, cpp = SamplingParams(stop_when="program:ruby"), SamplingParams(stop_when="program:cpp")
     prompts = [(ChatMessage("user", x),) for x in "abc"]
-    answers = complete_each(llm, prompts, [ruby, cpp, ruby])
+    answers = llm.complete(prompts, [ruby, cpp, ruby])
     assert [a.text for a in answers] == ["A", "B", "C"]
-    assert llm.batches == 2 and [p for _, p in llm.seen] == [ruby, ruby, cpp]
-    single = FakeLLM(respond=lambda prompt: "x")
-    complete_each(single, prompts, [ruby] * 3)
-    assert single.batches == 1
+    assert llm.batches == 1 and [p for _, p in llm.seen] == [ruby, cpp, ruby]
     with pytest.raises(ValueError, match="3 prompts but 2"):
-        complete_each(llm, prompts, [ruby, cpp])
+        llm.complete(prompts, [ruby, cpp])
 
 
 def test_the_study_s_language_is_data_language_ruby_by_default():

@@ -57,7 +57,7 @@ def test_calls_of_waiting_threads_go_to_the_model_as_one_batch() -> None:
     assert llm.batches == [4] and inner.batches == 1
 
 
-def test_batches_hold_one_kind_of_sampling_and_at_most_max_batch_prompts() -> None:
+def test_batches_keep_each_prompt_s_parameters_and_at_most_max_batch_prompts() -> None:
     inner = FakeLLM(respond=echo)
     llm = BatchingLLM(inner, max_batch=2, wait_s=10.0)
     requests = [(f"a{i}", SamplingParams(seed=1)) for i in range(3)]
@@ -65,8 +65,18 @@ def test_batches_hold_one_kind_of_sampling_and_at_most_max_batch_prompts() -> No
     answers = call_together(llm, requests)
     assert answers == ["A0", "A1", "A2", "B0", "B1"]
     assert sum(llm.batches) == 5 and max(llm.batches) <= 2
-    for batch_params in {p for _, p in inner.seen}:
-        assert batch_params.seed in (1, 2)
+    for prompt, params in inner.seen:
+        assert params.seed == {"A": 1, "B": 2}[echo(prompt)[0]]
+
+
+def test_a_call_of_several_prompts_keeps_them_together_and_in_order() -> None:
+    inner = FakeLLM(respond=echo)
+    llm = BatchingLLM(inner, max_batch=4, wait_s=0.05)
+    llm.join()
+    prompts = [messages(("user", f"c{k}")) for k in range(3)]
+    seeds = [SamplingParams(seed=k) for k in range(3)]
+    assert [c.text for c in llm.complete(prompts, seeds)] == ["C0", "C1", "C2"]
+    assert llm.batches == [3] and [p.seed for _, p in inner.seen] == [0, 1, 2]
 
 
 def test_a_lone_caller_waits_no_longer_than_wait_s() -> None:

@@ -137,6 +137,8 @@ def test_candidates_use_distinct_seeds_and_one_prompt(task, lib, executors):
     assert prompts[0] == prompts[1] == prompts[2]
     roles = [c.role for c in attempts[0].calls]
     assert roles == ["programmer", "candidate", "candidate", "reflection", "test_design"]
+    # The three candidates went to the model as one call: reflection, tests, candidates.
+    assert scripted.llm.batches == 3
 
 
 def test_large_tests_judge_time_only_and_ties_go_to_the_smallest_edit(task, lib, executors):

@@ -73,6 +73,20 @@ def test_cache_hit_miss_and_partial_batch(tmp_path):
     assert cached.path_of(key).exists() and cached.path_of(key).parent.name == key[:2]
 
 
+def test_one_prompt_with_several_seeds_is_keyed_and_recorded_per_seed(tmp_path):
+    fake = FakeLLM(respond=lambda p: f"answer {len(fake.seen)}")
+    cached = CachedLLM(fake, tmp_path, chunk_size=4)
+    seeds = [SamplingParams(temperature=0.8, seed=s) for s in (1, 1001, 2001)]
+    first = cached.complete([P1] * 3, seeds)
+    assert [c.text for c in first] == ["answer 1", "answer 2", "answer 3"] and fake.batches == 1
+    for params in seeds:
+        assert cached.path_of(cache_key("fake", P1, params)).exists()
+    # One seed alone, or in another order, gets its own recorded answer back.
+    assert cached.complete([P1], seeds[1]) == [first[1]]
+    assert cached.complete([P1] * 2, [seeds[2], seeds[0]]) == [first[2], first[0]]
+    assert fake.batches == 1
+
+
 def test_replay_only_miss_names_model_and_key(tmp_path):
     cached = CachedLLM(FakeLLM(["x"], model_id="qwen-test"), tmp_path, mode="replay-only")
     key = cache_key("qwen-test", P1, SamplingParams())

@@ -45,7 +45,7 @@ def test_the_embedded_model_answers_through_nf4_layers_on_the_cpu():
     assert len(quantized) == len(linears) - 1 > 100
     assert {m.weight.quant_type for m in quantized} == {"nf4"}
     assert llm.model.device.type == "cpu"
-    assert llm.model_id.endswith("/nf4/builtin")
+    assert llm.model_id.endswith("/nf4/builtin/row-seeds")
     prompt = messages(("system", "Answer with Ruby code only."),
                       ("user", "Print the sum of 2 and 3 in Ruby."))
     (c,) = llm.complete([prompt], SamplingParams(max_new_tokens=3))

@@ -73,6 +73,14 @@ def test_greedy_is_repeatable_and_max_tokens_binds(small_llm):
     assert a.completion_tokens <= 4
 
 
+def test_one_prompt_with_several_seeds_in_one_call_samples_each_as_alone(small_llm):
+    seeds = [SamplingParams(temperature=0.8, top_p=0.95, max_new_tokens=8, seed=s)
+             for s in (11, 12)]
+    together = small_llm.complete([PROMPT, PROMPT], seeds)
+    alone = [small_llm.complete([PROMPT], p)[0] for p in reversed(seeds)][::-1]
+    assert [c.text for c in together] == [c.text for c in alone]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -29,9 +29,9 @@ class ChatMessage:
 class SamplingParams:
     """How to sample. ``temperature == 0`` means greedy decoding (``top_p`` then ignored).
 
-    ``seed`` applies to every prompt of a batch, so a completion depends only on its own
-    prompt and these parameters (which is what makes the cache sound); draw distinct samples
-    of one prompt by varying the seed.
+    A completion depends only on its own prompt and these parameters, seed included (which is
+    what makes the cache sound), whatever else is in its batch; draw distinct samples of one
+    prompt by varying the seed (the same prompt with several seeds can go as one call).
 
     ``stop_when`` names a rule of :mod:`ramp.llm.answer_end` (``program:ruby``): generation
     stops once the answer holds what the rule calls complete, and the text is cut there.
@@ -80,31 +80,33 @@ class Completion:
 
 Prompt = Sequence[ChatMessage]
 
+Params = SamplingParams | Sequence[SamplingParams]
+"""One ``SamplingParams`` for every prompt of a call, or one per prompt."""
+
 
 @runtime_checkable
 class LLM(Protocol):
-    """A chat model. ``model_id`` names weights + backend + template: the cache keys on it."""
+    """A chat model. ``model_id`` names weights + backend + template: the cache keys on it.
+
+    ``complete(prompts, params)`` answers ``prompts[i]`` with ``params`` or ``params[i]``, in
+    order: one call may mix parameters (say, one task's candidates: its prompt with n seeds,
+    or the prompts of tasks in two languages) and the backend batches what it can.
+    """
 
     @property
     def model_id(self) -> str: ...
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]: ...
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]: ...
 
 
-def complete_each(
-    llm: LLM, prompts: Sequence[Prompt], params: Sequence[SamplingParams]
-) -> list[Completion]:
-    """Complete ``prompts[i]`` with ``params[i]``: one batch per distinct parameters (a study of
-    one language makes one batch), the completions in the prompts' order."""
-    if len(prompts) != len(params):
-        raise ValueError(f"{len(prompts)} prompts but {len(params)} sampling parameters")
-    out: list[Completion | None] = [None] * len(prompts)
-    for p in dict.fromkeys(params):
-        where = [i for i, q in enumerate(params) if q == p]
-        for i, completion in zip(where, llm.complete([prompts[i] for i in where], p),
-                                 strict=True):
-            out[i] = completion
-    return [c for c in out if c is not None]
+def per_prompt(prompts: Sequence[Prompt], params: Params) -> list[SamplingParams]:
+    """The parameters of each prompt of a call: ``params`` for all, or one each."""
+    if isinstance(params, SamplingParams):
+        return [params] * len(prompts)
+    each = list(params)
+    if len(each) != len(prompts):
+        raise ValueError(f"{len(prompts)} prompts but {len(each)} sampling parameters")
+    return each
 
 
 def messages(*pairs: tuple[str, str]) -> tuple[ChatMessage, ...]:

@@ -2,9 +2,10 @@
 
 RAMP's stages hand every open task's prompt to the model at once; a baseline runs each task's
 loop on its own, one prompt at a time. Run several tasks on threads and give them a
-:class:`BatchingLLM`: calls that arrive together with the same sampling parameters go to the
-model as one batch (a GPU backend generates them in one pass). A call waits until every task
-that is running is waiting on the model, the batch is full, or ``wait_s`` has passed.
+:class:`BatchingLLM`: calls that arrive together go to the model as one call, each prompt with
+its own sampling parameters (a GPU backend generates those it can in one pass). A call waits
+until every task that is running is waiting on the model, the batch is full, or ``wait_s`` has
+passed.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from ramp.llm.base import LLM, Completion, Prompt, SamplingParams
+from ramp.llm.base import LLM, Completion, Params, Prompt, SamplingParams, per_prompt
 
 
 @dataclass
 class _Request:
     prompts: list[Prompt]
-    params: SamplingParams
+    params: list[SamplingParams]  # one per prompt
     future: Future[list[Completion]] = field(default_factory=Future)
 
 
@@ -57,8 +58,8 @@ class BatchingLLM:
             self._participants -= 1
             self._cond.notify_all()
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
-        request = _Request(list(prompts), params)
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
+        request = _Request(list(prompts), per_prompt(prompts, params))
         deadline = time.monotonic() + self.wait_s
         with self._cond:
             self._pending.append(request)
@@ -82,7 +83,7 @@ class BatchingLLM:
         try:
             prompts = [p for r in batch for p in r.prompts]
             self.batches.append(len(prompts))
-            answers = self.inner.complete(prompts, batch[0].params)
+            answers = self.inner.complete(prompts, [q for r in batch for q in r.params])
             start = 0
             for r in batch:
                 r.future.set_result(answers[start : start + len(r.prompts)])
@@ -103,13 +104,13 @@ class BatchingLLM:
         return waiting >= self._participants or prompts >= self.max_batch
 
     def _take(self) -> list[_Request]:
-        """The oldest request and those with its parameters, up to max_batch prompts."""
-        params = self._pending[0].params
+        """The oldest requests, up to max_batch prompts (always at least the oldest)."""
         batch: list[_Request] = []
         size = 0
         for r in list(self._pending):
-            if r.params == params and (not batch or size + len(r.prompts) <= self.max_batch):
-                batch.append(r)
-                size += len(r.prompts)
-                self._pending.remove(r)
+            if batch and size + len(r.prompts) > self.max_batch:
+                break
+            batch.append(r)
+            size += len(r.prompts)
+            self._pending.remove(r)
         return batch

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ramp.io import write_text
-from ramp.llm.base import LLM, Completion, LLMError, Prompt, SamplingParams
+from ramp.llm.base import LLM, Completion, LLMError, Params, Prompt, SamplingParams, per_prompt
 from ramp.llm.spec import CACHE_MODES
 
 log = logging.getLogger(__name__)
@@ -90,10 +90,11 @@ class CachedLLM:
             raise LLMError(f"{path}: corrupt cache entry ({e}); delete it to re-record") from e
         return Completion(**raw["completion"])
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
         if self.mode == "off":
             return self.inner.complete(prompts, params)
-        keys = [cache_key(self.model_id, p, params) for p in prompts]
+        each = per_prompt(prompts, params)
+        keys = [cache_key(self.model_id, p, q) for p, q in zip(prompts, each, strict=True)]
         found: list[Completion | None] = [self._load(k) for k in keys]
         todo = [i for i, c in enumerate(found) if c is None]
         self.hits += len(prompts) - len(todo)
@@ -106,7 +107,7 @@ class CachedLLM:
         start = time.perf_counter()
         for n in range(0, len(todo), self.chunk_size):
             chunk = todo[n : n + self.chunk_size]
-            fresh = self.inner.complete([prompts[i] for i in chunk], params)
+            fresh = self.inner.complete([prompts[i] for i in chunk], [each[i] for i in chunk])
             for i, completion in zip(chunk, fresh, strict=True):
                 found[i] = completion
                 entry = {

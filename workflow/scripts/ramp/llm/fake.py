@@ -5,14 +5,23 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 
-from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams, finish_text
+from ramp.llm.base import (
+    Completion,
+    LLMError,
+    Params,
+    Prompt,
+    SamplingParams,
+    finish_text,
+    per_prompt,
+)
 
 
 class FakeLLM:
     """``FakeLLM(["a", "b"])`` answers "a" then "b"; ``FakeLLM(respond=f)`` answers ``f(prompt)``.
 
     Queued answers are used first, then ``respond``; with neither left a call fails. Every
-    prompt and its params are kept in ``seen`` in call order. Token counts are word counts.
+    prompt and its params are kept in ``seen`` in call order, ``batches`` counts the calls.
+    Token counts are word counts.
     """
 
     def __init__(
@@ -45,16 +54,16 @@ class FakeLLM:
             f"FakeLLM {self._model_id}: no scripted response left for call {len(self.seen)}"
         )
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
         self.batches += 1
         out = []
-        for prompt in prompts:
-            self.seen.append((tuple(prompt), params))
+        for prompt, one in zip(prompts, per_prompt(prompts, params), strict=True):
+            self.seen.append((tuple(prompt), one))
             raw = self._answer(prompt)
-            text, stopped = finish_text(raw, params)
+            text, stopped = finish_text(raw, one)
             words = text.split()
-            if len(words) > params.max_new_tokens:
-                text, reason = " ".join(words[: params.max_new_tokens]), "length"
+            if len(words) > one.max_new_tokens:
+                text, reason = " ".join(words[: one.max_new_tokens]), "length"
             else:
                 reason = "stop"
             out.append(
@@ -62,7 +71,7 @@ class FakeLLM:
                     text=text,
                     finish_reason=reason if not stopped else "stop",
                     prompt_tokens=sum(len(m.content.split()) for m in prompt),
-                    completion_tokens=min(len(words), params.max_new_tokens),
+                    completion_tokens=min(len(words), one.max_new_tokens),
                     seconds=0.0,
                 )
             )

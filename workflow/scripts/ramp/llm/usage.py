@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from ramp.llm.base import LLM, Completion, Prompt, SamplingParams
+from ramp.llm.base import LLM, Completion, Params, Prompt
 
 BY_ROLE_COLUMNS = [
     "role", "calls", "prompt_tokens", "completion_tokens", "seconds", "reused_prompt_tokens",
@@ -78,7 +78,7 @@ class MeteredLLM:
     def model_id(self) -> str:
         return self.inner.model_id
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
         completions = self.inner.complete(prompts, params)
         self.log.record(self.role, self.model_id, completions)
         return completions

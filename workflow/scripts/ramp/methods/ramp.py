@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from ramp.agents import feedback_integrator, programmer, test_designer
 from ramp.execution.executor import Executor
-from ramp.llm.base import LLM, ChatMessage, complete_each
+from ramp.llm.base import LLM, ChatMessage
 from ramp.methods.base import Executors, MethodContext
 from ramp.methods.records import (
     Attempt,
@@ -119,8 +119,8 @@ def iterate(
     the executor of its language."""
     prompts = [_programmer_prompt(lib, o, variant) for o in open_tasks]
     languages = [o.problem.language for o in open_tasks]
-    answers = complete_each(llm, prompts, [variant.code_params(seed + iteration, lang.key)
-                                           for lang in languages])
+    answers = llm.complete(prompts, [variant.code_params(seed + iteration, lang.key)
+                                     for lang in languages])
     candidates = []
     for o, lang, m, a in zip(open_tasks, languages, prompts, answers, strict=True):
         program = programmer.parse(a.text, lang)

@@ -216,11 +216,12 @@ def _stop(selection: Selection, ctx: MethodContext) -> str:
 def _generate(
     problem: Problem, messages: tuple[ChatMessage, ...], t: int, ctx: MethodContext
 ) -> tuple[list[Candidate], list[Call]]:
+    """The iteration's n candidates: one call, the prompt once per candidate seed."""
+    seeds = [candidate_seed(ctx.seed, t, k) for k in range(ctx.variant.candidates)]
+    answers = ctx.llm.complete([messages] * len(seeds),
+                               [ctx.variant.code_params(s, problem.language.key) for s in seeds])
     made, calls = [], []
-    for k in range(ctx.variant.candidates):
-        seed = candidate_seed(ctx.seed, t, k)
-        (answer,) = ctx.llm.complete([messages],
-                                     ctx.variant.code_params(seed, problem.language.key))
+    for k, (seed, answer) in enumerate(zip(seeds, answers, strict=True)):
         program = programmer.parse(answer.text, problem.language)
         edit = edit_size(problem.buggy_code, program.code) if program.ok else -1
         made.append(Candidate(f"{t}.{k}", seed, program, edit))

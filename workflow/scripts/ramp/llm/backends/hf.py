@@ -2,11 +2,14 @@
 
 GGUF weights (the embedded models) load too: transformers dequantizes them (needs `gguf`).
 Prompts are generated in batches of ``spec.batch_size``, left-padded, which on a GPU is far
-faster than one by one.
+faster than one by one; prompts whose parameters differ only in the seed (one task's
+candidates) share a batch, each row sampled from a generator of its own seed
+(:class:`RowSampler`), so the tokens drawn for a row do not depend on the rest of its batch.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 import time
@@ -15,10 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessor
 
 from ramp.llm import embedded
-from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams, finish_text
+from ramp.llm.base import (
+    Completion,
+    LLMError,
+    Params,
+    Prompt,
+    SamplingParams,
+    finish_text,
+    per_prompt,
+)
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
 
@@ -96,6 +107,40 @@ def _convert_once(spec: ModelSpec, gguf: Path, target: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+#: Marks the sampling of :class:`RowSampler` in the model identity: before it, one seed drew the
+#: tokens of a whole batch (and the model's top_k applied), so recorded samples differ.
+SAMPLER = "row-seeds"
+
+
+class RowSampler(LogitsProcessor):
+    """Draws each row's next token from its own ``torch.Generator`` (seeded with that row's
+    seed), after temperature and nucleus (top-p) filtering, and leaves only that token possible,
+    so greedy decoding (``do_sample=False``) takes it. One draw per row per step: a row's
+    tokens depend on its seed and its logits alone, not on its batch partners' draws."""
+
+    def __init__(self, seeds: Sequence[int], temperature: float, top_p: float,
+                 device: torch.device) -> None:
+        self.temperature, self.top_p = temperature, top_p
+        self.generators = [torch.Generator(device=device).manual_seed(s) for s in seeds]
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        probs = torch.softmax(scores.float() / self.temperature, dim=-1)
+        if self.top_p < 1:
+            ranked, order = probs.sort(dim=-1, descending=True)
+            # Keep the most likely tokens up to probability top_p (the first always).
+            drop = ranked.cumsum(dim=-1) - ranked >= self.top_p
+            probs = probs.scatter(-1, order, ranked.masked_fill(drop, 0.0))
+        chosen = torch.cat([torch.multinomial(row, 1, generator=g)
+                            for row, g in zip(probs, self.generators, strict=True)])
+        out = torch.full_like(scores, float("-inf"))
+        return out.scatter(-1, chosen[:, None], 0.0)
+
+
+def _batch_kind(params: SamplingParams) -> SamplingParams:
+    """What must be equal for two prompts to share a batch: everything but the seed."""
+    return dataclasses.replace(params, seed=0)
+
+
 class TransformersLLM:
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
@@ -126,13 +171,16 @@ class TransformersLLM:
         if quant is None:
             self.model.to(self.device)
         self.model.eval()
-        self._model_id = model_id(spec)
+        self._model_id = f"{model_id(spec)}/{SAMPLER}"
 
     @property
     def model_id(self) -> str:
         return self._model_id
 
-    def _batch(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+    def _batch(self, prompts: Sequence[Prompt], params: SamplingParams,
+               seeds: Sequence[int]) -> list[Completion]:
+        """One ``generate`` for ``prompts`` (same parameters but the seed, ``seeds[i]`` the
+        i-th prompt's)."""
         start = time.perf_counter()
         texts = [
             self.tokenizer.apply_chat_template(
@@ -143,17 +191,15 @@ class TransformersLLM:
             for p in prompts
         ]
         enc = self.tokenizer(texts, return_tensors="pt", padding=True).to(self.model.device)
-        sample = params.temperature > 0
         gen_kwargs: dict[str, Any] = {
             "max_new_tokens": params.max_new_tokens,
-            "do_sample": sample,
+            "do_sample": False,  # sampling, if any, is RowSampler's: greedy takes its draw
+            "temperature": None, "top_p": None, "top_k": None,
             "pad_token_id": self.tokenizer.pad_token_id,
         }
-        if sample:
-            gen_kwargs.update(temperature=params.temperature, top_p=params.top_p)
-            torch.manual_seed(params.seed)
-        else:
-            gen_kwargs.update(temperature=None, top_p=None, top_k=None)
+        if params.temperature > 0:
+            gen_kwargs["logits_processor"] = [RowSampler(
+                seeds, params.temperature, params.top_p, self.model.device)]
         if params.stop:
             gen_kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
         with torch.inference_mode():
@@ -194,8 +240,15 @@ class TransformersLLM:
             ids = self.tokenizer.eos_token_id
         return list(ids) if isinstance(ids, list | tuple) else [ids]
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
-        out: list[Completion] = []
-        for i in range(0, len(prompts), self.spec.batch_size):
-            out.extend(self._batch(prompts[i : i + self.spec.batch_size], params))
-        return out
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
+        each = per_prompt(prompts, params)
+        out: list[Completion | None] = [None] * len(prompts)
+        for kind in dict.fromkeys(_batch_kind(p) for p in each):
+            where = [i for i, p in enumerate(each) if _batch_kind(p) == kind]
+            for n in range(0, len(where), self.spec.batch_size):
+                rows = where[n : n + self.spec.batch_size]
+                answers = self._batch([prompts[i] for i in rows], kind,
+                                      [each[i].seed for i in rows])
+                for i, answer in zip(rows, answers, strict=True):
+                    out[i] = answer
+        return [c for c in out if c is not None]

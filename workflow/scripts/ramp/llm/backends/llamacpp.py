@@ -24,7 +24,7 @@ import llama_cpp
 from llama_cpp import Llama
 
 from ramp.llm.answer_end import EndWatch, cut_at_end
-from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams
+from ramp.llm.base import Completion, LLMError, Params, Prompt, SamplingParams, per_prompt
 from ramp.llm.prefix_cache import PrefixCache
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
@@ -209,7 +209,10 @@ class LlamaCppLLM:
             kv_written_bytes=written,
         )
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
         # One after another: decoding several sequences in one batch saved 6-12 % of generation
         # on this CPU (benchmarks/batched_decoding.py, docs/models.md), too little to pay for.
-        return [self._one(p, params) for p in prompts]
+        # Several samples of one prompt share its evaluated batches all the same (the KV reuse
+        # above), so n candidates of a task evaluate their prompt once.
+        return [self._one(p, q) for p, q in zip(prompts, per_prompt(prompts, params),
+                                                 strict=True)]

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import openai
 
 from ramp.llm.answer_end import cut_at_end
-from ramp.llm.base import Completion, LLMError, Prompt, SamplingParams
+from ramp.llm.base import Completion, LLMError, Params, Prompt, SamplingParams, per_prompt
 from ramp.llm.spec import ModelSpec
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
@@ -81,8 +81,9 @@ class OpenAICompatLLM:
             seconds=seconds,
         )
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
+        each = per_prompt(prompts, params)
         if len(prompts) <= 1:
-            return [self._one(p, params) for p in prompts]
+            return [self._one(p, q) for p, q in zip(prompts, each, strict=True)]
         with ThreadPoolExecutor(max_workers=min(self.spec.concurrency, len(prompts))) as pool:
-            return list(pool.map(lambda p: self._one(p, params), prompts))
+            return list(pool.map(self._one, prompts, each))
