@@ -2,7 +2,7 @@
 
 Per task: e0 and the Test Designer's tests as in RAMP; then, for t = 1..K,
 
-1. the Programmer writes ``variant.candidates`` programs from one prompt, one call per seed
+1. the Programmer writes ``variant.candidates`` programs from one prompt in one call, a seed each
    (:func:`candidate_seed`), refining the best candidate seen when it fails a check;
 2. every usable candidate runs on the :class:`Bench`: the statement's sample tests veto (the
    gate), the generated tests' inputs group the candidates by output and their expected
