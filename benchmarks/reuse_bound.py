@@ -11,7 +11,12 @@ could have supplied under two rules, with nothing ever evicted or lost:
   the first token, and at least the prompt's last token evaluated): what the run could have
   reused, had every earlier call's state been on this machine;
 - ``any token``: a prefix of any length: the bound of every sound finer rule (e.g. batches that
-  also end at the template's section edges).
+  also end at the template's section edges);
+- ``whole batches, LRU of N MB`` (``--lru-mb N ...``): the backend's rule with one disk cache of
+  N MB, least recently used evicted first, in one process from an empty cache: each call takes
+  the longest of the previous call's KV cache and a held state, then stores its whole batches
+  (the model's KV bytes per token times the tokens) unless it reused them all. It shows what the
+  cache's bound costs.
 
 A least-squares fit of the run's call seconds on evaluated prompt tokens and generated tokens
 turns tokens into seconds, so the same calls are estimated with no reuse (the old path), as run,
@@ -19,13 +24,15 @@ and under each rule.
 
     .venv/bin/python benchmarks/reuse_bound.py \\
         --run results/studies/ramp-plus/runs/qwen2.5-coder-1.5b/ramp/paper34 \\
-        [--model qwen2.5-coder-1.5b] [--out results/benchmarks/reuse_bound.json]
+        [--model qwen2.5-coder-1.5b] [--lru-mb 4096 16384]
+        [--out results/benchmarks/reuse_bound.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -83,11 +90,55 @@ def reusable(tokens: Sequence[np.ndarray], batch: int) -> list[tuple[int, int]]:
     return out
 
 
+def lru_reuse(tokens: Sequence[np.ndarray], batch: int, state_bytes: int,
+              max_bytes: int) -> list[int]:
+    """Per prompt: tokens reused in whole batches from the previous call's KV cache or a disk
+    cache of ``max_bytes`` (``state_bytes`` a token), least recently used evicted first."""
+    held: OrderedDict[int, np.ndarray] = OrderedDict()  # stored whole-batch prefixes, by call
+    size = 0
+    out: list[int] = []
+    for i, p in enumerate(tokens):
+        limit = (len(p) - 1) // batch * batch
+        memory = 0
+        if i:
+            prev = tokens[i - 1]
+            memory = min(common_prefix(p, prev), len(prev) // batch * batch, limit)
+            memory = memory // batch * batch
+        best, hit = memory, None
+        for key, q in held.items():
+            n = min(common_prefix(p, q), limit) // batch * batch
+            if n > best:
+                best, hit = n, key
+        if hit is not None:
+            held.move_to_end(hit)  # a read counts as a use
+        out.append(best)
+        whole = len(p) // batch * batch
+        if whole > best and whole * state_bytes <= max_bytes:
+            held[i] = p[:whole]
+            size += whole * state_bytes
+            while size > max_bytes:
+                _, old = held.popitem(last=False)
+                size -= len(old) * state_bytes
+    return out
+
+
+def kv_bytes_per_token(metadata: dict[str, str]) -> int:
+    """f16 K and V of every layer for one token, from the GGUF's metadata."""
+    arch = metadata["general.architecture"]
+    layers = int(metadata[f"{arch}.block_count"])
+    heads = int(metadata[f"{arch}.attention.head_count"])
+    kv_heads = int(metadata.get(f"{arch}.attention.head_count_kv", heads))
+    head_dim = int(metadata[f"{arch}.embedding_length"]) // heads
+    return layers * kv_heads * head_dim * 2 * 2
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", type=Path, required=True, help="a RAMP run's folder")
     ap.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--lru-mb", type=int, nargs="*", default=[],
+                    help="also simulate a disk cache of each of these bounds (MB)")
     ap.add_argument("--out", type=Path,
                     default=ROOT / "results" / "benchmarks" / "reuse_bound.json")
     args = ap.parse_args(argv)
@@ -124,25 +175,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows = {
         "no reuse (old path)": (0.0, estimate(np.zeros_like(prompt))),
         "as run": (reused.sum(), estimate(reused)),
-        "whole batches, nothing lost": (sum(b[0] for b in bounds),
-                                        estimate(np.array([b[0] for b in bounds]))),
-        "any token, nothing lost": (sum(b[1] for b in bounds),
-                                    estimate(np.array([b[1] for b in bounds]))),
     }
+    state_bytes = kv_bytes_per_token(vocab.metadata)
+    for mb in args.lru_mb:
+        lru = np.array(lru_reuse(tokens, spec.n_batch, state_bytes, mb * 2**20), dtype=float)
+        rows[f"whole batches, LRU of {mb} MB"] = (lru.sum(), estimate(lru))
+    rows["whole batches, nothing lost"] = (sum(b[0] for b in bounds),
+                                           estimate(np.array([b[0] for b in bounds])))
+    rows["any token, nothing lost"] = (sum(b[1] for b in bounds),
+                                       estimate(np.array([b[1] for b in bounds])))
     old = rows["no reuse (old path)"][1]
     lines = [f"{len(calls)} calls, {int(prompt.sum())} prompt tokens ({same} tokenized to the "
              f"recorded count), {int(gen.sum())} generated; {seconds.sum():.0f} model s as run",
              f"fit: {per_prompt:.4f} s per evaluated prompt token, {per_gen:.4f} s per generated "
              f"token (R^2 {r2:.2f})",
-             f"{'reuse rule':30s} {'reused tokens':>13s} {'share':>6s} {'est. s':>8s} "
+             f"{'reuse rule':32s} {'reused tokens':>13s} {'share':>6s} {'est. s':>8s} "
              f"{'old / this':>10s}"]
-    lines += [f"{name:30s} {int(tok):13d} {tok / prompt.sum():6.1%} {s:8.0f} {old / s:9.2f}x"
+    lines += [f"{name:32s} {int(tok):13d} {tok / prompt.sum():6.1%} {s:8.0f} {old / s:9.2f}x"
               for name, (tok, s) in rows.items()]
     report = "\n".join(lines)
     print(report)
     write_text(args.out, json.dumps({
         "run": str(args.run), "model": args.model, "n_batch": spec.n_batch,
-        "calls": len(calls), "tokenized_as_recorded": same,
+        "calls": len(calls), "tokenized_as_recorded": same, "kv_bytes_per_token": state_bytes,
         "fit": {"per_prompt_token_s": per_prompt, "per_generated_token_s": per_gen, "r2": r2},
         "rules": {k: {"reused_tokens": int(t), "estimated_seconds": s}
                   for k, (t, s) in rows.items()},

@@ -104,7 +104,7 @@ def test_importing_the_package_loads_no_model_library():
 def test_the_prefix_cache_settings_default_to_a_bounded_folder_and_are_checked():
     entries = {"a": {"backend": "llamacpp", "weights": "w"}}
     config = ModelsConfig.from_dict({"use": ["a"], "entries": entries})
-    assert (config.cache.kv_dir, config.cache.kv_max_mb) == ("results/cache/kv", 4096)
+    assert (config.cache.kv_dir, config.cache.kv_max_mb) == ("results/cache/kv", 16384)
     off = ModelsConfig.from_dict({"use": ["a"], "entries": entries,
                                   "cache": {"kv_dir": "kv", "kv_max_mb": 0}})
     assert (off.cache.kv_dir, off.cache.kv_max_mb) == ("kv", 0)

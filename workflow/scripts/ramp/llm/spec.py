@@ -114,7 +114,7 @@ class CacheConfig:
     kv_dir: str = "results/cache/kv"
     """The disk cache of prompt prefixes' KV state (ramp.llm.prefix_cache), shared by the jobs
     of a study; it changes speed, never an answer."""
-    kv_max_mb: int = 4096
+    kv_max_mb: int = 16384
     """Its bound in MiB (least recently used evicted first); 0 turns it off."""
 
     def __post_init__(self) -> None:
