@@ -55,7 +55,7 @@ from ramp.execution.executor import SandboxExecutor
 from ramp.io import write_text
 from ramp.languages import Language
 from ramp.llm import Completion, SamplingParams, create_llm
-from ramp.llm.base import Prompt
+from ramp.llm.base import Params, Prompt, per_prompt
 from ramp.llm.spec import ModelsConfig, ModelSpec
 from ramp.llm.weights import weights_path
 from ramp.methods.base import sandbox_executors
@@ -204,13 +204,13 @@ class Alternating:
         for p in self.paths:
             p.new_job()
 
-    def complete(self, prompts: Sequence[Prompt], params: SamplingParams) -> list[Completion]:
+    def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
         out = []
-        for prompt in prompts:
+        for prompt, one in zip(prompts, per_prompt(prompts, params), strict=True):
             role = self.stage if self.stage in PARSERS else (
-                "programmer" if params.stop_when else "feedback_integrator")
+                "programmer" if one.stop_when else "feedback_integrator")
             first = len(self.rows) % len(self.paths)
-            answers = {p.name: p.complete(prompt, params)
+            answers = {p.name: p.complete(prompt, one)
                        for p in self.paths[first:] + self.paths[:first]}
             parsed = {name: PARSERS[role](m.completion.text, self.language)
                       for name, m in answers.items()}
