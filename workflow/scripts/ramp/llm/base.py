@@ -30,7 +30,8 @@ class SamplingParams:
     """How to sample. ``temperature == 0`` means greedy decoding (``top_p`` then ignored).
 
     A completion depends only on its own prompt and these parameters, seed included (which is
-    what makes the cache sound), whatever else is in its batch; draw distinct samples of one
+    what makes the cache sound), whatever else is in its batch (on transformers, up to the
+    floating-point effect of left padding to a longer partner); draw distinct samples of one
     prompt by varying the seed (the same prompt with several seeds can go as one call).
 
     ``stop_when`` names a rule of :mod:`ramp.llm.answer_end` (``program:ruby``): generation
