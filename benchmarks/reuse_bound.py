@@ -76,6 +76,18 @@ def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
     return int(differ[0]) if len(differ) else m
 
 
+def whole_batches(common: int, stored: int, prompt: int, batch: int) -> int:
+    """Tokens of a ``prompt``-token prompt that a state of a ``stored``-token one, the two
+    sharing ``common`` leading tokens, supplies under the backend's rule: whole batches from the
+    first token, of the stored prompt's whole batches, never the prompt's last token."""
+    return min(common, stored // batch * batch, prompt - 1) // batch * batch
+
+
+def supplies(p: np.ndarray, q: np.ndarray, batch: int) -> int:
+    """Tokens of prompt ``p`` that a state of prompt ``q``'s whole batches supplies."""
+    return whole_batches(common_prefix(p, q), len(q), len(p), batch)
+
+
 def reusable(tokens: Sequence[np.ndarray], batch: int) -> list[tuple[int, int]]:
     """Per prompt: (tokens reusable in whole batches, tokens reusable at any length), from
     every earlier prompt (a stored state covers the whole batches of its own prompt)."""
@@ -85,8 +97,8 @@ def reusable(tokens: Sequence[np.ndarray], batch: int) -> list[tuple[int, int]]:
         for q in tokens[:i]:
             n = common_prefix(p, q)
             anywhere = max(anywhere, n)
-            whole = max(whole, min(n, len(q) // batch * batch) // batch * batch)
-        out.append((min(whole, (len(p) - 1) // batch * batch), min(anywhere, len(p) - 1)))
+            whole = max(whole, whole_batches(n, len(q), len(p), batch))
+        out.append((whole, min(anywhere, len(p) - 1)))
     return out
 
 
@@ -98,15 +110,10 @@ def lru_reuse(tokens: Sequence[np.ndarray], batch: int, state_bytes: int,
     size = 0
     out: list[int] = []
     for i, p in enumerate(tokens):
-        limit = (len(p) - 1) // batch * batch
-        memory = 0
-        if i:
-            prev = tokens[i - 1]
-            memory = min(common_prefix(p, prev), len(prev) // batch * batch, limit)
-            memory = memory // batch * batch
-        best, hit = memory, None
+        best = supplies(p, tokens[i - 1], batch) if i else 0  # the process's own KV cache
+        hit = None
         for key, q in held.items():
-            n = min(common_prefix(p, q), limit) // batch * batch
+            n = supplies(p, q, batch)
             if n > best:
                 best, hit = n, key
         if hit is not None:
