@@ -152,3 +152,14 @@ def test_generation_stops_at_the_end_of_the_program(llm):
     assert was_cut, whole.text  # this prompt's answer has a program and then more
     assert ended.text == cut and ended.finish_reason == "stop"
     assert ended.completion_tokens < whole.completion_tokens
+
+
+def test_a_stored_state_is_keyed_by_the_cpu_features_of_the_build(llm):
+    """A native build computes with the kernels the CPU has (AVX-512 or not), so the bits of a
+    state depend on them: a folder shared by unlike cluster nodes must not mix their states."""
+    import llama_cpp
+
+    features = llama_cpp.llama_print_system_info().decode()
+    identity = llm.state_identity
+    assert identity.startswith(llm.model_id + "|")
+    assert identity.endswith("|cpu=" + " ".join(features.split()))

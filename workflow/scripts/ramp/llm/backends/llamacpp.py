@@ -170,10 +170,13 @@ class LlamaCppLLM:
     @property
     def state_identity(self) -> str:
         """What decides the bits of a stored KV state: the model (batch size included), the
-        context it was laid out in, the threads, and the library that computed it."""
+        context it was laid out in, the threads, the library that computed it and the CPU
+        features its build uses (a native build takes AVX-512 kernels where the CPU has them and
+        others where not: nodes of a cluster sharing the folder may differ)."""
+        features = llama_cpp.llama_print_system_info().decode("utf-8", "replace")
         return (f"{self._model_id}|n_ctx={self.llm.n_ctx()}|n_threads={self.llm.n_threads}"
                 f"|n_threads_batch={self.llm.n_threads_batch}"
-                f"|llama_cpp={llama_cpp.__version__}")
+                f"|llama_cpp={llama_cpp.__version__}|cpu={' '.join(features.split())}")
 
     @property
     def model_id(self) -> str:
