@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ramp import study_config
 from ramp.variants import Variant, variant_from_config, variants_from_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,6 +20,41 @@ def test_configured_variants_build(name):
     variants = variants_from_config(_config(name))
     if variants:
         assert variants.get("ramp", Variant()) == Variant(name="ramp")
+
+
+def _layered(*names: str) -> dict:
+    """config.yaml with ``names`` layered on it, as --configfile does (mappings merged, other
+    values replaced)."""
+    def merge(base: dict, top: dict) -> dict:
+        return {**base, **{k: merge(base[k], v) if isinstance(v, dict) and isinstance(
+            base.get(k), dict) else v for k, v in top.items()}}
+    config = _config("config.yaml")
+    for name in names:
+        config = merge(config, _config(name))
+    return config
+
+
+# Every committed study, as its header says to run it.
+STUDIES = [(), ("paper.yaml",), ("table1.yaml",), ("cpp.yaml",), ("ramp_plus.yaml",),
+           ("ramp_plus.yaml", "ramp_plus_main.yaml"), ("ramp_plus.yaml", "ramp_plus_ablation.yaml")]
+
+
+@pytest.mark.parametrize("names", STUDIES, ids=lambda names: "+".join(names) or "config.yaml")
+def test_every_committed_study_runs_defined_variants(names):
+    config = _layered(*names)
+    assert study_config.study_variants(config) == config["study"]["variants"]
+
+
+def test_the_list_holds_every_committed_config():
+    listed = {"config.yaml"} | {name for names in STUDIES for name in names}
+    assert listed == {p.name for p in (REPO / "config").glob("*.yaml")}
+
+
+def test_a_misspelt_study_variant_is_one_line_naming_it():
+    config = {"study": {"variants": ["ramp", "ramp_pluss"]}, "variants": {"ramp": {}}}
+    with pytest.raises(ValueError, match=r"^config study\.variants: no variant 'ramp_pluss' "
+                                         r"is defined under variants \(known: ramp\)$"):
+        study_config.study_variants(config)
 
 
 def test_unknown_key_is_named():

@@ -19,7 +19,7 @@ from ramp.shards import all_shards
 
 SUBSETS = [str(s) for s in config["subsets"]]
 MODELS = (config.get("models") or {}).get("use", [])
-VARIANTS = (config.get("study") or {}).get("variants", [])
+VARIANTS = study_config.study_variants(config)
 ITERATIONS = study_config.budget(config)
 # Cores a model job claims; keep it equal to the model entry's n_threads so that Snakemake never
 # runs more model threads than cores (llama.cpp's threads spin-wait and collapse when they share).

@@ -87,6 +87,19 @@ def variant(config: Mapping[str, Any], name: str) -> Variant:
     return variant_from_config(name, variants[name])
 
 
+def study_variants(config: Mapping[str, Any]) -> list[str]:
+    """The variants the study runs (``study.variants``), each checked against ``variants``
+    (its name known, its fields valid), so that a misspelt name stops the workflow at once
+    with one line naming it."""
+    names = list((config.get("study") or {}).get("variants", []))
+    for name in names:
+        if name not in (config.get("variants") or {}):
+            raise ValueError(f"config study.variants: no variant {name!r} is defined under "
+                             f"variants (known: {', '.join(config.get('variants') or {})})")
+        variant(config, name)
+    return names
+
+
 def budget(config: Mapping[str, Any], variant_name: str | None = None) -> int:
     """The study's budget K, or the iterations a variant runs under it."""
     k = int((config.get("study") or {}).get("iterations", DEFAULT_BUDGET))
