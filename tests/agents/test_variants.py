@@ -40,9 +40,10 @@ STUDIES = [(), ("paper.yaml",), ("table1.yaml",), ("cpp.yaml",), ("ramp_plus.yam
 
 
 @pytest.mark.parametrize("names", STUDIES, ids=lambda names: "+".join(names) or "config.yaml")
-def test_every_committed_study_runs_defined_variants(names):
+def test_every_committed_study_runs_defined_variants_and_models(names):
     config = _layered(*names)
     assert study_config.study_variants(config) == config["study"]["variants"]
+    assert study_config.study_models(config) == config["models"]["use"]
 
 
 def test_the_list_holds_every_committed_config():
@@ -55,6 +56,12 @@ def test_a_misspelt_study_variant_is_one_line_naming_it():
     with pytest.raises(ValueError, match=r"^config study\.variants: no variant 'ramp_pluss' "
                                          r"is defined under variants \(known: ramp\)$"):
         study_config.study_variants(config)
+
+
+def test_a_used_model_without_an_entry_is_one_line_naming_it():
+    config = {"models": {"use": ["qwen-typo"], "entries": {}}}
+    with pytest.raises(ValueError, match=r"^models\.use: 'qwen-typo' has no entry"):
+        study_config.study_models(config)
 
 
 def test_unknown_key_is_named():

@@ -18,7 +18,7 @@ from ramp.runs import RUN_FILES, SHARDED_FILES, shard_file
 from ramp.shards import all_shards
 
 SUBSETS = [str(s) for s in config["subsets"]]
-MODELS = (config.get("models") or {}).get("use", [])
+MODELS = study_config.study_models(config)
 VARIANTS = study_config.study_variants(config)
 ITERATIONS = study_config.budget(config)
 # Cores a model job claims; keep it equal to the model entry's n_threads so that Snakemake never

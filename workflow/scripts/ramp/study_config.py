@@ -87,6 +87,15 @@ def variant(config: Mapping[str, Any], name: str) -> Variant:
     return variant_from_config(name, variants[name])
 
 
+def study_models(config: Mapping[str, Any]) -> list[str]:
+    """The backbones the study fans out over (``models.use``), with the ``models`` section
+    checked (each used name has an entry, every entry and the cache are valid), so that a
+    mistake there stops the workflow at once, not when the first model job starts."""
+    from ramp.llm.spec import ModelsConfig
+
+    return list(ModelsConfig.from_dict(config.get("models") or {}).use)
+
+
 def study_variants(config: Mapping[str, Any]) -> list[str]:
     """The variants the study runs (``study.variants``), each checked against ``variants``
     (its name known, its fields valid), so that a misspelt name stops the workflow at once
