@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from snakemake.utils import update_config
 
 from ramp import study_config
 from ramp.variants import Variant, variant_from_config, variants_from_config
@@ -23,14 +24,10 @@ def test_configured_variants_build(name):
 
 
 def _layered(*names: str) -> dict:
-    """config.yaml with ``names`` layered on it, as --configfile does (mappings merged, other
-    values replaced)."""
-    def merge(base: dict, top: dict) -> dict:
-        return {**base, **{k: merge(base[k], v) if isinstance(v, dict) and isinstance(
-            base.get(k), dict) else v for k, v in top.items()}}
+    """config.yaml with ``names`` layered on it, merged as --configfile merges them."""
     config = _config("config.yaml")
     for name in names:
-        config = merge(config, _config(name))
+        update_config(config, _config(name))
     return config
 
 
