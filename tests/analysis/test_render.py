@@ -316,7 +316,8 @@ def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
     shutil.copytree(study_dir / "results" / "analysis" / "s", analysis)
     (tmp_path / "authors.jsonl").write_text(AUTHORS_LINES)
     (tmp_path / "t.yaml").write_text(yaml.safe_dump({
-        "subsets": ["3"], "models": {"use": ["tiny-model"]},
+        "subsets": ["3"], "models": {"use": ["tiny-model"],  # never loaded: rendering reads Parquet
+                   "entries": {"tiny-model": {"backend": "llamacpp", "weights": "tiny.gguf"}}},
         "authors": {"outcomes": "authors.jsonl"},
         "study": {"name": "t", "variants": list(METHODS), "iterations": K}}))
     snakemake = [str(Path(sys.executable).with_name("snakemake")), "--cores", "1",
