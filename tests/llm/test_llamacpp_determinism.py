@@ -163,3 +163,14 @@ def test_a_stored_state_is_keyed_by_the_cpu_features_of_the_build(llm):
     identity = llm.state_identity
     assert identity.startswith(llm.model_id + "|")
     assert identity.endswith("|cpu=" + " ".join(features.split()))
+
+
+def test_a_prompt_over_the_context_is_one_error_naming_the_setting(llm):
+    from ramp.llm.base import LLMError
+
+    long = messages(SYSTEM, ("user", SHARED * 12 + "Explain the bug."))  # ~2,000 tokens
+    with pytest.raises(LLMError, match=r"does not fit its context of 1024 tokens .*context_size"):
+        llm.complete([long], PARAMS)
+    (answer,) = llm.complete([FIRST], PARAMS)  # still answers
+    assert answer.completion_tokens > 0
+

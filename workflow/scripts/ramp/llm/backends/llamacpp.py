@@ -194,6 +194,14 @@ class LlamaCppLLM:
                 seed=params.seed,
                 stop=list(params.stop) or None,
             )
+        except ValueError as e:
+            if "exceed context window" not in str(e):
+                raise
+            raise LLMError(
+                f"model {self._model_id}: a prompt does not fit its context of "
+                f"{self.llm.n_ctx()} tokens ({e}); raise the model's context_size "
+                f"(models.entries.<name>.context_size in the config)"
+            ) from e
         finally:
             self.llm.end_watch = None
         written = self.llm.store_prefix()
