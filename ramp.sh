@@ -43,7 +43,8 @@ apt_install() {
 
 setup_system() {
     # Ruby runs the programs; util-linux's unshare holds the sandbox's namespaces
-    # (ramp.execution.namespaces); g++ and make build llama-cpp-python.
+    # (ramp.execution.namespaces); g++ and make build llama-cpp-python, g++ compiles the C++
+    # study's programs, and its gcc the sandbox's exec helper (ramp.execution.exec_helper).
     apt_install ruby util-linux ca-certificates g++ make
     command -v "$PY" >/dev/null || apt_install python3 python3-venv python3-dev
     "$PY" -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv

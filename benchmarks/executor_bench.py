@@ -10,15 +10,17 @@ Runs every buggy program of the data set on all its hidden tests twice, in one p
 
 It reports runs/s (program x test pairs per second) of both and their ratio, the agreement of
 their verdicts, and the median per-run time of our sandbox against a bare
-``ruby --disable-gems`` on a trivial program (measured interleaved, so load affects both).
+``ruby --disable-gems`` on a trivial program (measured interleaved, so load affects both),
+and of a sandbox whose launcher forks its programs (no exec helper) beside them.
 
     python benchmarks/executor_bench.py [--limit N] [--workers 2] \\
         [--out results/benchmarks/executor.json]
 
 With ``--lang cpp`` (data: the C++ file) it measures the C++ runtime instead: each program is
 compiled once in the sandbox (compile time reported on its own), and each hidden test runs
-the same binary twice, interleaved: in our sandbox, and as a plain ``./a.out`` (a
-subprocess, no limits but the wall-clock backstop). The per-run ratio is taken over the runs
+the same binary three times, interleaved: in our sandbox, in one whose launcher forks it (no
+exec helper), and as a plain ``./a.out`` (a subprocess, no limits but the wall-clock
+backstop). The per-run ratio is taken over the runs
 that ended by themselves (neither killed at a limit nor refused memory) in our sandbox.
 
     python benchmarks/executor_bench.py --lang cpp --limit 40 \\
@@ -44,6 +46,7 @@ from pathlib import Path
 
 from ramp.execution.executor import SandboxExecutor
 from ramp.execution.judge import judge
+from ramp.execution.sandbox import SandboxConfig
 from ramp.io import atomic_open
 from ramp.tasks import Limits, Task
 
@@ -95,28 +98,38 @@ def run_naive(tasks: list[Task]) -> tuple[float, Counter[str], list[str]]:
     return time.perf_counter() - start, verdicts, summary
 
 
-def overhead(executor: SandboxExecutor, rounds: int) -> dict[str, float]:
-    """Median wall time of a trivial program: our sandbox vs a bare `ruby --disable-gems`."""
+def overhead(executor: SandboxExecutor, forked: SandboxExecutor, rounds: int) -> dict[str, float]:
+    """Median wall time of a trivial program, interleaved: our sandbox (through the exec
+    helper), one whose launcher forks (``forked``) and a bare `ruby --disable-gems`."""
     program = "puts 1\n"
-    ours, bare = [], []
-    with executor.sandbox.stage({"main.rb": program.encode()}) as staged:
+    times: dict[str, list[float]] = {"ours": [], "fork": [], "bare": []}
+    with (
+        executor.sandbox.stage({"main.rb": program.encode()}) as staged,
+        forked.sandbox.stage({"main.rb": program.encode()}) as other,
+    ):
         argv = executor.runtime.run_command(f"{staged.path}/main.rb")
+        other_argv = forked.runtime.run_command(f"{other.path}/main.rb")
         bare_file = Path(tempfile.mkdtemp(prefix="ramp-bench-")) / "main.rb"
         bare_file.write_text(program)
         bare_argv = ["ruby", "--disable-gems", str(bare_file)]
         for _ in range(rounds):
             t = time.perf_counter()
             executor.sandbox.execute(argv, b"", Limits())
-            ours.append(time.perf_counter() - t)
+            times["ours"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            forked.sandbox.execute(other_argv, b"", Limits())
+            times["fork"].append(time.perf_counter() - t)
             t = time.perf_counter()
             subprocess.run(bare_argv, capture_output=True, check=True)
-            bare.append(time.perf_counter() - t)
+            times["bare"].append(time.perf_counter() - t)
         shutil.rmtree(bare_file.parent)
-    ours_ms, bare_ms = statistics.median(ours) * 1e3, statistics.median(bare) * 1e3
+    ours_ms, fork_ms, bare_ms = (statistics.median(times[k]) * 1e3 for k in times)
     return {
         "sandbox_median_ms": round(ours_ms, 2),
+        "launcher_fork_median_ms": round(fork_ms, 2),
         "bare_ruby_median_ms": round(bare_ms, 2),
         "ratio": round(ours_ms / bare_ms, 3),
+        "launcher_fork_ratio": round(fork_ms / bare_ms, 3),
         "rounds": rounds,
     }
 
@@ -130,39 +143,8 @@ def _plain(binary: Path, stdin: bytes, limits: Limits) -> float:
     return time.perf_counter() - t
 
 
-def run_cpp(tasks: list[Task]) -> dict[str, object]:
-    """Compile each program once in the sandbox, then run every test in the sandbox and as a
-    plain ./a.out of the same binary, interleaved (one worker: per-run times, not runs/s)."""
-    from ramp.execution.dialects import executors_by_lang
-
-    compile_s: list[float] = []
-    ours: list[float] = []
-    plain: list[float] = []
-    verdicts: Counter[str] = Counter()
-    not_compiled = 0
-    with executors_by_lang((t.lang for t in tasks), 1) as executors:
-        for task in tasks:
-            executor = executors[task.lang]
-            code = task.problem.buggy_code.replace("\r\n", "\n")
-            source = code.encode("utf-8", "surrogateescape")
-            with executor.sandbox.stage({executor.runtime.source_name: source}) as staged:
-                t = time.perf_counter()
-                prepared = executor.prepare(staged)
-                compile_s.append(time.perf_counter() - t)
-                if prepared.compile_error or prepared.too_big(task.limits):
-                    not_compiled += 1
-                    continue
-                binary = staged.host / executor.runtime.binary_name
-                for i, test in enumerate(task.hidden_tests):
-                    t = time.perf_counter()
-                    result = executor.run_one(prepared.argv, i, test, task.limits)
-                    mine = time.perf_counter() - t
-                    verdicts[result.verdict.value] += 1
-                    if result.verdict.value not in ("PASSED", "WRONG_ANSWER", "RUNTIME_ERROR"):
-                        continue  # stopped at a limit: a plain run would only wait longer
-                    stdin = test.input.encode("utf-8", "surrogateescape")
-                    ours.append(mine)
-                    plain.append(_plain(binary, stdin, task.limits))
+def _compare(ours: list[float], plain: list[float]) -> dict[str, object]:
+    """Per-run times of one way of running against the plain runs of the same tests."""
     ratios = [a / b for a, b in zip(ours, plain, strict=True)]
     extra = [a - b for a, b in zip(ours, plain, strict=True)]
     # The sandbox's cost is a fixed few ms per run, so its ratio depends on the run's length.
@@ -173,16 +155,7 @@ def run_cpp(tasks: list[Task]) -> dict[str, object]:
         names_below = [n for n, lo in zip(names, edges, strict=True) if b * 1e3 >= lo]
         buckets[names_below[-1]].append(a / b)
     return {
-        "programs": len(tasks),
-        "not_run": not_compiled,
-        "compile_s": {
-            "median": round(statistics.median(compile_s), 3),
-            "mean": round(statistics.fmean(compile_s), 3),
-            "total": round(sum(compile_s), 1),
-        },
-        "runs_compared": len(ours),
         "sandbox_median_ms": round(statistics.median(ours) * 1e3, 2),
-        "plain_median_ms": round(statistics.median(plain) * 1e3, 2),
         "ratio_of_medians": round(statistics.median(ours) / statistics.median(plain), 3),
         "median_per_run_ratio": round(statistics.median(ratios), 3),
         "p90_per_run_ratio": round(statistics.quantiles(ratios, n=10)[-1], 3),
@@ -193,6 +166,79 @@ def run_cpp(tasks: list[Task]) -> dict[str, object]:
             for k, v in buckets.items()
             if v
         },
+    }
+
+
+def run_cpp(tasks: list[Task]) -> dict[str, object]:
+    """Compile each program once in the sandbox, then run every test of the same binary three
+    ways, interleaved (one worker: per-run times, not runs/s): in the sandbox as configured
+    (the launcher spawns it through the exec helper), in a sandbox whose launcher forks it
+    (the way before the helper), and as a plain ./a.out."""
+    from ramp.execution.dialects import executors_by_lang
+
+    compile_s: list[float] = []
+    times: dict[str, list[float]] = {"exec_helper": [], "launcher_fork": [], "plain": []}
+    verdicts: Counter[str] = Counter()
+    not_compiled = 0
+    forking = SandboxConfig(use_exec_helper=False)
+    with (
+        executors_by_lang((t.lang for t in tasks), 1) as executors,
+        executors_by_lang((t.lang for t in tasks), 1, config=forking) as forked,
+    ):
+        assert all(e.isolation.exec_helper for e in executors.values()), "no exec helper"
+        for task in tasks:
+            executor, other = executors[task.lang], forked[task.lang]
+            rt = executor.runtime
+            code = task.problem.buggy_code.replace("\r\n", "\n")
+            source = code.encode("utf-8", "surrogateescape")
+            with (
+                executor.sandbox.stage({rt.source_name: source}) as staged,
+                other.sandbox.stage({rt.source_name: source}) as other_staged,
+            ):
+                t = time.perf_counter()
+                prepared = executor.prepare(staged)
+                compile_s.append(time.perf_counter() - t)
+                if prepared.compile_error or prepared.too_big(task.limits):
+                    not_compiled += 1
+                    continue
+                binary = staged.host / rt.binary_name
+                other_staged.put(rt.binary_name, binary.read_bytes(), executable=True)
+                other_argv = rt.run_command(
+                    f"{other_staged.path}/{rt.source_name}", f"{other_staged.path}/{rt.binary_name}"
+                )
+                for i, test in enumerate(task.hidden_tests):
+                    t = time.perf_counter()
+                    result = executor.run_one(prepared.argv, i, test, task.limits)
+                    mine = time.perf_counter() - t
+                    verdicts[result.verdict.value] += 1
+                    if result.verdict.value not in ("PASSED", "WRONG_ANSWER", "RUNTIME_ERROR"):
+                        continue  # stopped at a limit: a plain run would only wait longer
+                    t = time.perf_counter()
+                    other.run_one(tuple(other_argv), i, test, task.limits)
+                    theirs = time.perf_counter() - t
+                    stdin = test.input.encode("utf-8", "surrogateescape")
+                    times["exec_helper"].append(mine)
+                    times["launcher_fork"].append(theirs)
+                    times["plain"].append(_plain(binary, stdin, task.limits))
+    plain = times["plain"]
+    helper_vs_fork = [
+        a / b for a, b in zip(times["exec_helper"], times["launcher_fork"], strict=True)
+    ]
+    return {
+        "programs": len(tasks),
+        "not_run": not_compiled,
+        "compile_s": {
+            "median": round(statistics.median(compile_s), 3),
+            "mean": round(statistics.fmean(compile_s), 3),
+            "total": round(sum(compile_s), 1),
+        },
+        "runs_compared": len(plain),
+        "plain_median_ms": round(statistics.median(plain) * 1e3, 2),
+        "exec_helper_vs_plain": _compare(times["exec_helper"], plain),
+        "launcher_fork_vs_plain": _compare(times["launcher_fork"], plain),
+        "exec_helper_vs_launcher_fork_median_per_run": round(
+            statistics.median(helper_vs_fork), 3
+        ),
         "verdicts": dict(verdicts),
     }
 
@@ -218,8 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     pairs = sum(len(t.hidden_tests) for t in tasks)
     print(f"{len(tasks)} programs, {pairs} program x test runs", file=sys.stderr, flush=True)
 
-    with SandboxExecutor(workers=1) as ex:
-        over = overhead(ex, args.rounds)
+    forking = SandboxConfig(use_exec_helper=False)
+    with SandboxExecutor(workers=1) as ex, SandboxExecutor(workers=1, config=forking) as fk:
+        over = overhead(ex, fk, args.rounds)
         isolation = asdict(ex.isolation)
     print(f"overhead: {over}", file=sys.stderr, flush=True)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ramp.execution import launcher_client
+from ramp.execution import exec_helper, launcher_client
 from ramp.execution.cgroups import version as cgroup_version
 from ramp.execution.jobs import Job, SetupFailed
 from ramp.execution.launcher import receive, send
@@ -50,10 +50,17 @@ def _children(pid: int) -> list[int]:
 # -- the launcher on its own (no cgroups, no namespaces, no uid switch) ----------------------
 
 
-@pytest.fixture
-def bare() -> Iterator[tuple[Launcher, str]]:
+@pytest.fixture(params=["fork", "exec-helper"])
+def bare(request: pytest.FixtureRequest) -> Iterator[tuple[Launcher, str]]:
+    """A launcher that forks its programs, and one that spawns them through the exec helper."""
+    helper = ""
+    if request.param == "exec-helper":
+        built = exec_helper.build()
+        if built.path is None:
+            pytest.skip(f"no exec helper: {built.why}")
+        helper = str(built.path)
     work = tempfile.mkdtemp(prefix="ramp-launcher-test-")
-    launcher = Launcher(LauncherSpec(name="bare"))
+    launcher = Launcher(LauncherSpec(name="bare", exec_helper=helper))
     try:
         yield launcher, work
     finally:
@@ -130,7 +137,7 @@ def test_a_failing_step_and_a_missing_program_are_named(
     launcher, work = bare
     with pytest.raises(SetupFailed, match=r"^ramp sandbox set-up failed at chdir /nonexistent"):
         launcher.run(_job(["true"], "/nonexistent"), fds)
-    with pytest.raises(SetupFailed, match=r"set-up failed at setrlimit 7: ValueError"):
+    with pytest.raises(SetupFailed, match=r"set-up failed at setrlimit 7: (ValueError|OSError)"):
         launcher.run(_job(["true"], work, rlimits=((7, 64, 32),)), fds)
     with pytest.raises(FileNotFoundError, match="no-such-program"):
         launcher.run(_job(["no-such-program"], work), fds)
@@ -217,10 +224,14 @@ def test_children_start_inside_the_slot_and_only_the_serving_thread_is_there(
 
 
 @needs_v1_root
+@pytest.mark.parametrize("helper", [True, False], ids=["exec-helper", "fork"])
 @pytest.mark.parametrize(("max_tasks", "second_fork_ok"), [(2, False), (3, True)])
-def test_the_program_gets_exactly_max_tasks(max_tasks: int, second_fork_ok: bool) -> None:
+def test_the_program_gets_exactly_max_tasks(
+    max_tasks: int, second_fork_ok: bool, helper: bool
+) -> None:
     script = "echo one-child-ok & wait; sleep 0.5 & sleep 0.05 && echo second; wait"
-    with Sandbox(1, SandboxConfig(max_tasks=max_tasks)) as sb:
+    config = SandboxConfig(max_tasks=max_tasks, use_exec_helper=helper)
+    with Sandbox(1, config) as sb:
         assert sb.isolation.launcher
         raw = sb.execute(["sh", "-c", script], b"", LIMITS)
     out = raw.stdout.decode()
@@ -229,8 +240,9 @@ def test_the_program_gets_exactly_max_tasks(max_tasks: int, second_fork_ok: bool
 
 
 @needs_v1_root
-def test_leftovers_are_killed_and_reaped_before_the_run_returns() -> None:
-    with Sandbox(1, SandboxConfig(max_tasks=4)) as sb:
+@pytest.mark.parametrize("helper", [True, False], ids=["exec-helper", "fork"])
+def test_leftovers_are_killed_and_reaped_before_the_run_returns(helper: bool) -> None:
+    with Sandbox(1, SandboxConfig(max_tasks=4, use_exec_helper=helper)) as sb:
         slot = sb._all_slots[0]
         assert slot.launcher is not None and slot.uid is not None
         start = time.perf_counter()

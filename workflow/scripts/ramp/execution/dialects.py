@@ -12,6 +12,7 @@ to compile with g++: that is a finding about the data, not something to paper ov
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 
 from .executor import SandboxExecutor
@@ -51,14 +52,18 @@ def runtime_for_lang(lang: str) -> Runtime:
 
 
 @contextlib.contextmanager
-def executors_by_lang(langs: Iterable[str], workers: int) -> Iterator[dict[str, SandboxExecutor]]:
-    """One sandbox (``workers`` slots) and, for each of ``langs``, an executor of it running
-    that lang's runtime: tasks of several dialects share the workers."""
+def executors_by_lang(
+    langs: Iterable[str], workers: int, config: SandboxConfig | None = None
+) -> Iterator[dict[str, SandboxExecutor]]:
+    """One sandbox (``workers`` slots, ``config`` with the runtimes' paths made visible) and,
+    for each of ``langs``, an executor of it running that lang's runtime: tasks of several
+    dialects share the workers."""
     runtimes = {lang: runtime_for_lang(lang) for lang in dict.fromkeys(langs)}
     if not runtimes:
         raise ValueError("no lang given")
     visible = tuple(p for rt in runtimes.values() for p in rt.host_paths())
     first = next(iter(runtimes.values()))
-    config = SandboxConfig(visible_paths=visible)
+    base = config or SandboxConfig()
+    config = dataclasses.replace(base, visible_paths=(*base.visible_paths, *visible))
     with SandboxExecutor(workers, runtime=first, config=config) as executor:
         yield {lang: executor.with_runtime(rt) for lang, rt in runtimes.items()}

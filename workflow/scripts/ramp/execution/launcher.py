@@ -20,6 +20,10 @@ At start it joins what every program must be in, once, so that its children are 
 - a child subreaper: what a program leaves behind is reparented here and reaped before the
   reply, so no zombie outlives its run (a zombie still counts in ``pids.current``).
 
+With ``--exec-helper PATH`` (exec_helper.c's binary, where the programs can see it) it starts
+each program through that helper with ``posix_spawn``: no copy of this process's page tables,
+no Python between fork and exec. Without, it forks and does the same steps in Python.
+
 Then it serves run requests on a ``SOCK_SEQPACKET`` socket (``--socket FD``), one at a time;
 every message is one ``marshal``-ed dict (both ends run the same interpreter):
 
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import errno as errno_module
 import marshal
 import os
 import resource
@@ -205,8 +210,36 @@ def _kill_leftovers(pgid: int, pids_dir: int | None) -> None:
     _reap(block=True)  # all that is left are our (dying) children
 
 
+def _spawn(request: Message, fds: list[int], report: int, helper: str) -> int:
+    """Start the program through the exec helper (exec_helper.c); its pid. The helper finds
+    the report pipe on fd 3 and does the Python path's steps (``_child``) in C."""
+    uid = request["uid"]
+    args = [helper, "3", request["cwd"], str(-1 if uid is None else uid)]
+    args += [str(len(request["rlimits"])), *(str(x) for r in request["rlimits"] for x in r)]
+    actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds)]
+    actions.append((os.POSIX_SPAWN_DUP2, report, 3))
+    return os.posix_spawn(
+        helper, args + list(request["argv"]), request["env"], file_actions=actions,
+        setsid=True, setsigmask=(), setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),
+    )  # fmt: skip
+
+
+def _failure(report: bytes, helper: bool) -> tuple[str, int, str]:
+    """(step, errno, why) from what the child wrote to the report pipe."""
+    if helper:  # "STEP\0ERRNO": name the error as Python would
+        step, _, number = report.decode("utf-8", "replace").partition("\0")
+        code = int(number) if number.isdigit() else 0
+        return step, code, repr(OSError(code, os.strerror(code)))
+    step, code, why = report.decode("utf-8", "replace").split("\0", 2)
+    return step, int(code), why
+
+
 def run(
-    request: Message, fds: list[int], sock: socket.socket, pids_dir: int | None
+    request: Message,
+    fds: list[int],
+    sock: socket.socket,
+    pids_dir: int | None,
+    helper: str | None = None,
 ) -> Message | None:
     """Start one program, wait for it (killing it at the wall clock), clean up, report.
 
@@ -222,17 +255,18 @@ def run(
     report_r, report_w = os.pipe()  # both close-on-exec: exec closes the child's end
     start = time.perf_counter()
     try:
-        pid = os.fork()
+        pid = _spawn(request, fds, report_w, helper) if helper else os.fork()
     except OSError as e:
         os.close(report_r)
         os.close(report_w)
-        return {"setup": f"fork: {e!r}", "errno": e.errno or 0, "exec": False}
+        step = "spawn" if helper else "fork"
+        return {"setup": f"{step}: {e!r}", "errno": e.errno or 0, "exec": False}
     if pid == 0:
         os.close(report_r)
         _child(request, fds, report_w)
     os.close(report_w)
     try:
-        return _supervise(pid, report_r, start, wall_limit, sock, pids_dir)
+        return _supervise(pid, report_r, start, wall_limit, sock, pids_dir, helper is not None)
     except BaseException:
         _signal_group(pid)  # never leave a program running behind an error
         with contextlib.suppress(ChildProcessError):
@@ -247,6 +281,7 @@ def _supervise(
     wall_limit: float,
     sock: socket.socket,
     pids_dir: int | None,
+    helper: bool,
 ) -> Message | None:
     """The parent's part of ``run``, from fork to reply."""
     try:
@@ -256,8 +291,8 @@ def _supervise(
     if failure:
         os.waitpid(pid, 0)
         _kill_leftovers(pid, pids_dir)
-        step, errno, why = failure.decode("utf-8", "replace").split("\0", 2)
-        return {"setup": f"{step}: {why}", "errno": int(errno), "exec": step.startswith("exec")}
+        step, errno, why = _failure(failure, helper)
+        return {"setup": f"{step}: {why}", "errno": errno, "exec": step.startswith("exec")}
     pidfd = os.pidfd_open(pid)
     try:
         poller = select.poll()
@@ -284,7 +319,7 @@ def _supervise(
     }
 
 
-def serve(sock: socket.socket, pids_dir: int | None) -> int:
+def serve(sock: socket.socket, pids_dir: int | None, helper: str | None = None) -> int:
     """Say ready, then run requests until the executor closes its end."""
     send(sock, {"ready": os.getpid()})
     while True:
@@ -296,7 +331,7 @@ def serve(sock: socket.socket, pids_dir: int | None) -> int:
             send(sock, {"error": f"bad request: {e}"})
             continue
         try:
-            reply = run(request, fds, sock, pids_dir)
+            reply = run(request, fds, sock, pids_dir, helper)
         except Exception as e:  # the executor turns it into one error line
             reply = {"error": f"{type(e).__name__}: {e}"}
         finally:
@@ -345,7 +380,9 @@ def _parse(argv: list[str]) -> dict[str, list[str]]:
     if len(argv) % 2:
         raise ValueError(f"launcher: options come in pairs, got {argv}")
     for key, value in zip(argv[::2], argv[1::2], strict=True):
-        if key not in ("--socket", "--join-thread", "--join-process", "--setns", "--pids-dir"):
+        if key not in (
+            "--socket", "--join-thread", "--join-process", "--setns", "--pids-dir", "--exec-helper"
+        ):
             raise ValueError(f"launcher: unknown option {key}")
         options.setdefault(key, []).append(value)
     if "--socket" not in options:
@@ -370,6 +407,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     pids_dir = int(options["--pids-dir"][0]) if "--pids-dir" in options else None
+    helper = options["--exec-helper"][0] if "--exec-helper" in options else None
     if pids_dir is not None:
         os.set_inheritable(pids_dir, False)
     step = "start"
@@ -384,12 +422,15 @@ def main(argv: list[str]) -> int:
             step = f"setns {nstype}"
             libc.setns(int(fd), int(nstype, 0))
             os.close(int(fd))
+        if helper is not None and not os.access(helper, os.X_OK):
+            step = f"exec helper {helper}"
+            raise OSError(errno_module.ENOENT, "not an executable file here")
     except OSError as e:
         send(sock, {"error": f"{step}: {e!r}"})
         return 1
     join_thread = _fds(options, "--join-thread")
     if not join_thread:
-        return serve(sock, pids_dir)
+        return serve(sock, pids_dir, helper)
     # v1: only the serving thread joins; the main thread (the mm owner) stays outside.
     result = [1]
 
@@ -399,7 +440,7 @@ def main(argv: list[str]) -> int:
         except OSError as e:
             send(sock, {"error": f"join cgroup (thread): {e!r}"})
             return
-        result[0] = serve(sock, pids_dir)
+        result[0] = serve(sock, pids_dir, helper)
 
     thread = threading.Thread(target=serving_thread, name="launcher")
     thread.start()

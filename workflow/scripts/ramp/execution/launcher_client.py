@@ -43,6 +43,8 @@ class LauncherSpec:
     ns_fds: tuple[tuple[int, int], ...] = ()
     """(fd, nstype) of the namespaces to enter; the fds stay ours (the holder's)."""
     python: str = sys.executable
+    exec_helper: str = ""
+    """The exec helper's path as the launcher sees it (inside the namespaces); "": fork."""
 
 
 class LauncherDied(RuntimeError):
@@ -80,6 +82,8 @@ class Launcher:
                     args += [flag, ",".join(map(str, fds))]
             for fd, nstype in spec.ns_fds:
                 args += ["--setns", f"{fd}:{nstype:#x}"]
+            if spec.exec_helper:
+                args += ["--exec-helper", spec.exec_helper]
             self._proc = subprocess.Popen(
                 [spec.python, "-I", "-S", str(LAUNCHER), *args],
                 pass_fds=(theirs.fileno(), *opened, *(fd for fd, _ in spec.ns_fds)),
