@@ -16,6 +16,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..user_cache import ramp_cache_dir
+
 SOURCE = Path(__file__).with_name("exec_helper.c")
 COMPILERS = ("cc", "gcc", "clang")
 FLAGS = ("-O2", "-static", "-Wall", "-Werror", "-std=gnu11")
@@ -25,8 +27,7 @@ NAME = "ramp-exec"
 
 def cache_dir() -> Path:
     """Where built helpers are kept: $XDG_CACHE_HOME/ramp/bin, else ~/.cache/ramp/bin."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "ramp" / "bin"
+    return ramp_cache_dir() / "bin"
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ramp.io import atomic_path, write_text
+from ramp.user_cache import ramp_cache_dir
 
 _CHUNK = 1 << 20
 
@@ -74,8 +75,7 @@ def models_dir() -> Path:
     """$RAMP_MODELS_DIR, else $XDG_CACHE_HOME/ramp/models, else ~/.cache/ramp/models."""
     if explicit := os.environ.get("RAMP_MODELS_DIR"):
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "ramp" / "models"
+    return ramp_cache_dir() / "models"
 
 
 class WheelSource(Protocol):
