@@ -204,10 +204,12 @@ def test_environment_is_scrubbed(clean: SandboxExecutor, monkeypatch: pytest.Mon
          " B<N - 1, M * 2>::v + B<N - 1, M * 2 + 1>::v; };\n"
          "template<unsigned M> struct B<0, M> { static const unsigned v = M; };\n"
          "int main() { return B<40, 1>::v; }", "check stopped: it exceeded its"),
-        # a constexpr evaluation of 4e10 steps
+        # a constexpr evaluation of 4e10 steps: on a fast, idle machine g++ reaches its own
+        # operation count limit (2^25) before the compile's CPU limit; either bound is a stop
         ("constexpr long f() { long s = 0; for (long i = 0; i < 200000; i++)"
          " for (long j = 0; j < 200000; j++) s += i ^ j; return s; }\n"
-         "constexpr long x = f();\nint main() { return x; }", "check stopped: it exceeded its"),
+         "constexpr long x = f();\nint main() { return x; }",
+         "check stopped: it exceeded its|evaluation operation count exceeds"),
         # deep template recursion: the compiler's own depth limit
         ("template<int N> struct D { static const int v = D<N + 1>::v; };\n"
          "int main() { return D<0>::v; }", "template instantiation depth exceeds"),
@@ -221,4 +223,4 @@ def test_environment_is_scrubbed(clean: SandboxExecutor, monkeypatch: pytest.Mon
 def test_compile_time_bomb(clean: SandboxExecutor, program: str, says: str) -> None:
     report = compile_bomb(clean, program)
     assert report.verdict is Verdict.COMPILATION_ERROR
-    assert says in report.compile_error, report.compile_error
+    assert any(one in report.compile_error for one in says.split("|")), report.compile_error
