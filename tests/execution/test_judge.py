@@ -21,6 +21,8 @@ from ramp.execution.judge import judge, matches
         ("1e3", "1000"),
         ("-0.0", "0"),
         ("1.0000000000001", "1"),
+        ("1e1000000", "1E1000000"),  # beyond the default Decimal context's exponent range
+        ("123456789012345678901234567890123", "123456789012345678901234567890123.0"),
     ],
 )
 def test_accepted(output: str, expected: str) -> None:
@@ -40,6 +42,9 @@ def test_accepted(output: str, expected: str) -> None:
         ("nan", "nan0"),
         ("NaN", "nan"),  # not a number to the checker, and case matters for other words
         ("1_000", "1000"),
+        ("1e1000000", "5"),  # a huge number printed: wrong, not an exception
+        ("-1e999999999999999999", "1e999999999999999999"),  # the difference overflows: Infinity
+        ("1e99999999999999999999999", "1"),  # beyond Decimal's range: compared as a word
     ],
 )
 def test_rejected(output: str, expected: str) -> None:
