@@ -91,6 +91,14 @@ def test_attempts_without_selection_records_are_the_candidates():
     assert programs["final_rank"].isna().all()
 
 
+def test_a_method_that_goes_on_after_a_pass_returns_its_first_pass():
+    """ChatRepair asks for alternatives after a plausible patch: the returned program is the
+    first attempt that passed its own tests (as the strict score counts), not the last."""
+    plain = ATTEMPTS.drop(columns=["selection", "other_calls"])
+    plain.loc[0, "passed_generated"] = True  # task a passes at iteration 1, goes on to 2
+    assert candidate_programs(plain, TASKS)["returned"].tolist() == [True, False, True]
+
+
 def scored(runner: EchoRunner) -> pd.DataFrame:
     _, hidden = validate_attempts(ATTEMPTS, TASKS, EchoRunner())
     return score_candidates(candidate_programs(ATTEMPTS, TASKS), TASKS, ATTEMPTS, hidden,

@@ -25,6 +25,7 @@ import pandas as pd
 
 from ramp.agents import programmer
 from ramp.analysis.hidden import attempt_row, run_hidden
+from ramp.analysis.scores import returned_index
 from ramp.execution.executor import Executor
 from ramp.journal import Journal
 from ramp.tasks import Task
@@ -62,8 +63,9 @@ def _final_ranks(record: Mapping[str, Any]) -> dict[str, int]:
 def candidate_programs(attempts: pd.DataFrame, tasks: Sequence[Task]) -> pd.DataFrame:
     """Every program of a run, one row per candidate, with its code (no verdicts yet).
 
-    ``chosen``: the program is some iteration's attempt; ``returned``: it is the run's last
-    attempt of the task (what the method returns); ``final_rank``: its group's rank in the last
+    ``chosen``: the program is some iteration's attempt; ``returned``: it is what the method
+    returns for the task (the attempt the strict score judges: the first that passed the
+    method's own tests, else the last; RAMP+'s final choice); ``final_rank``: its group's rank in the last
     selection (RAMP+; empty where the candidate was not in that pool, or for other methods).
     """
     by_id = {t.task_id: t for t in tasks}
@@ -73,15 +75,17 @@ def candidate_programs(attempts: pd.DataFrame, tasks: Sequence[Task]) -> pd.Data
         task = by_id.get(task_id)
         if task is None:
             raise ValueError(f"attempts name task {task_id!r}, which is not in the task table")
-        last = mine.iloc[-1]
         records = [json.loads(s) if isinstance(s, str) and s else None
                    for s in mine.get("selection", pd.Series([None] * len(mine)))]
         if records[-1] is None:  # not RAMP+: the attempts are the candidates
+            its = mine["iteration"].to_numpy()
+            passed = mine["passed_generated"].astype("boolean").fillna(False).to_numpy(bool)
+            returned = its[returned_index(its, passed, int(its.max()))]
             for row in mine.itertuples(index=False):
                 code = row.code if isinstance(row.code, str) else ""
                 rows.append(_row(task, int(row.iteration), str(int(row.iteration)), None,
                                  getattr(row, "parse_status", ""), None, code, chosen=True,
-                                 returned=row.iteration == last.iteration, rank=None))
+                                 returned=row.iteration == returned, rank=None))
             continue
         ranks, final = _final_ranks(records[-1]), records[-1].get("chosen")
         chosen = {r.get("chosen") for r in records if r is not None}

@@ -53,7 +53,7 @@ def status_by_iteration(
         its, gen, hid, hid_x = arrays(task.task_id)
         for t in range(iterations + 1):
             upto = its <= t
-            returned = _returned_index(its, gen, t)
+            returned = returned_index(its, gen, t)
             rows.append({
                 "task_id": task.task_id, "problem_id": task.problem_id, "iteration": t,
                 "attempted": bool((its == t).any()),
@@ -86,8 +86,12 @@ def _attempt_arrays(
     return arrays
 
 
-def _returned_index(its: np.ndarray, gen: np.ndarray, t: int) -> int | None:
-    """Position of the program returned at budget t: first generated-test pass, else last."""
+def returned_index(its: np.ndarray, gen: np.ndarray, t: int) -> int | None:
+    """Position of the program returned at budget t: first generated-test pass, else last.
+
+    ``its``: a task's attempt iterations in order; ``gen``: whether each passed the method's
+    own tests. A method that goes on after a pass (ChatRepair's alternatives) still returns
+    the first."""
     upto = np.flatnonzero(its <= t)
     if upto.size == 0:
         return None
@@ -105,7 +109,7 @@ def task_scores(
     rows = []
     for task in tasks:
         its, gen, hid, _ = arrays(task.task_id)
-        returned = _returned_index(its, gen, iterations)
+        returned = returned_index(its, gen, iterations)
         first_pass = int(its[hid][0]) if hid.any() else None
         last = int(its[-1]) if its.size else None
         rows.append({
