@@ -65,8 +65,9 @@ def candidate_programs(attempts: pd.DataFrame, tasks: Sequence[Task]) -> pd.Data
 
     ``chosen``: the program is some iteration's attempt; ``returned``: it is what the method
     returns for the task (the attempt the strict score judges: the first that passed the
-    method's own tests, else the last; RAMP+'s final choice); ``final_rank``: its group's rank in the last
-    selection (RAMP+; empty where the candidate was not in that pool, or for other methods).
+    method's own tests, else the last; RAMP+'s final choice); ``final_rank``: its group's rank
+    in the last selection (RAMP+; empty where the candidate was not in that pool, or for other
+    methods).
     """
     by_id = {t.task_id: t for t in tasks}
     rows: list[dict[str, Any]] = []
