@@ -45,7 +45,10 @@ def measure(model: str, thread_counts: list[int], reps: int, tokens: int) -> dic
     from llama_cpp import Llama
 
     path = str(embedded.resolve(model))
-    models = {n: Llama(model_path=path, n_ctx=2048, n_threads=n, verbose=False)
+    # n threads for the prompt too, as ramp's backend sets them (the library's own default
+    # for prompts is every core, whatever n_threads says).
+    models = {n: Llama(model_path=path, n_ctx=2048, n_threads=n, n_threads_batch=n,
+                       verbose=False)
               for n in thread_counts}
     for llm in models.values():
         _time_call(llm, 4, 0)  # warm-up: page the weights in

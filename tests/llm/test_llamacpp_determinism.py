@@ -97,9 +97,10 @@ print(json.dumps([c.text, c.reused_prompt_tokens, c.kv_read_bytes]))
 """
 
 
-def _in_another_process(prompt, prefix_dir=None):
-    """(text, reused prompt tokens, bytes read from the prefix cache) of a new process."""
-    payload = json.dumps([SPEC, [[m.role, m.content] for m in prompt],
+def _in_another_process(prompt, prefix_dir=None, **spec):
+    """(text, reused prompt tokens, bytes read from the prefix cache) of a new process, its
+    model entry ``SPEC`` with ``spec``'s changes."""
+    payload = json.dumps([SPEC | spec, [[m.role, m.content] for m in prompt],
                           {"temperature": 0.8, "top_p": 0.95, "max_new_tokens": 12, "seed": 7},
                           prefix_dir and str(prefix_dir)])
     done = subprocess.run([sys.executable, "-c", _CHILD], input=payload, capture_output=True,
@@ -111,6 +112,19 @@ def test_another_process_gives_the_same_text(llm):
     _fresh(llm)
     _, here = llm.complete([FIRST, SECOND], PARAMS)
     text, reused, _ = _in_another_process(SECOND)
+    assert (text, reused) == (here.text, 0)
+
+
+def test_one_thread_evaluates_prompts_too_and_two_give_the_same_text(llm):
+    """n_threads is every thread of the job: llama-cpp-python's own default for prompts is all
+    the machine's cores. The count is not in the model id, since it changes speed only."""
+    import llama_cpp
+
+    ctx = llm.llm._ctx.ctx
+    assert (llama_cpp.llama_n_threads(ctx), llama_cpp.llama_n_threads_batch(ctx)) == (1, 1)
+    _fresh(llm)
+    (here,) = llm.complete([SECOND], PARAMS)
+    text, reused, _ = _in_another_process(SECOND, n_threads=2)
     assert (text, reused) == (here.text, 0)
 
 

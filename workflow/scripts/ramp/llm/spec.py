@@ -35,7 +35,8 @@ class ModelSpec:
     chat_template: str = ""
     #: context window in tokens (llamacpp allocates it up front).
     context_size: int = 4096
-    #: CPU threads for generation; 0 lets the library choose.
+    #: CPU threads for prompt evaluation and generation; 0 lets the library choose (every
+    #: core, for llama.cpp's prompt evaluation).
     n_threads: int = 0
     #: prompt tokens per llama.cpp batch. A prompt is evaluated in these batches from its first
     #: token and only whole ones are reused by the next call, so a smaller batch reuses more of

@@ -156,7 +156,11 @@ class LlamaCppLLM:
         self.llm = BlockReuseLlama(
             model_path=str(path),
             n_ctx=spec.context_size,
+            # Prompts too: the library's default for them is every core of the machine, so a
+            # 1-thread job evaluated its prompts on 2 threads and two such jobs oversubscribed a
+            # 2-core machine. The count changes speed only (every dot product is one thread's).
             n_threads=spec.n_threads or None,
+            n_threads_batch=spec.n_threads or None,
             n_batch=spec.n_batch,
             n_ubatch=spec.n_batch,
             verbose=False,
