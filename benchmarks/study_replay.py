@@ -7,12 +7,17 @@ a study makes them (nothing of the data set is stored here). Each call goes to e
 order that rotates call by call, and the study goes on with the new path's answer:
 
 - ``old``: llama-cpp-python as the study called it before prefix reuse was made sound: the
-  library's own reuse of whatever prefix the previous call left, no disk cache, and generation
-  that runs on after the program (no ``stop_when``);
+  library's own reuse of whatever prefix the previous call left, no disk cache, generation
+  that runs on after the program (no ``stop_when``), and prompts evaluated on every core (the
+  library's default; ``n_threads`` set generation's threads only);
 - ``new``: ramp's llamacpp backend as configured now: whole-batch reuse, the disk cache of
-  prompt prefixes (empty at the start, as for a new study), answers that end when complete;
+  prompt prefixes (empty at the start, as for a new study), answers that end when complete,
+  ``n_threads`` for prompts too;
 - ``server``: llama.cpp's server (``python -m llama_cpp.server``, what a user would run
-  instead), up for the whole run, through ramp's OpenAI-compatible backend.
+  instead), up for the whole run, through ramp's OpenAI-compatible backend, with the model's
+  ``n_threads`` for prompts and generation, as ``new`` has them.
+
+``--paths`` picks some of them (``new`` always runs: the study goes on with its answers).
 
 Each stage of a study is a job of its own, so ``old`` and ``new`` start every stage with an empty
 KV cache (``new`` still has its disk cache); the server keeps its state. With greedy decoding
@@ -20,13 +25,17 @@ KV cache (``new`` still has its disk cache); the server keeps its state. With gr
 
     .venv/bin/python benchmarks/study_replay.py [--model qwen2.5-coder-1.5b] [--subset paper10]
         [--tasks 5] [--offset 0] [--iterations 4] [--temperature 0] [--max-new-tokens 0]
-        [--no-server] [--out results/benchmarks/study_replay.json]
+        [--paths old new server] [--out results/benchmarks/study_replay.json]
     .venv/bin/python benchmarks/study_replay.py --combine A.json B.json [--out ...]
 
 Writes results/benchmarks/study_replay.json (every call, and the totals) and prints the totals.
 ``--combine`` adds up runs made apart (e.g. two processes, one task each, side by side on a
-2-core machine: each alternates its paths call by call, so load they share falls on every path
-alike) into one file with the totals over all their calls.
+2-core machine, as a study runs two model jobs) into one file with the totals over all their
+calls. ``--lockstep DIR --peers N --rank R`` makes such processes run the same path at the same
+time (each waits for the others before every call of a path), so each path is measured beside
+jobs of its own kind, as in a study made with it: ``old`` beside ``old`` (whose prompts take
+every core: llama-cpp-python's default), ``new`` beside ``new`` (one thread a job). A process
+that finishes first leaves the others to run alone, which favours ``old``.
 """
 
 from __future__ import annotations
@@ -156,7 +165,8 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host",
              "127.0.0.1", "--port", str(port), "--n_ctx", str(spec.context_size),
-             "--n_batch", str(spec.n_batch), "--n_threads", str(spec.n_threads or 1)],
+             "--n_batch", str(spec.n_batch), "--n_threads", str(spec.n_threads or 1),
+             "--n_threads_batch", str(spec.n_threads or 1)],
             stdout=self.log, stderr=subprocess.STDOUT)
         self.ps = psutil.Process(self.proc.pid)
         base = f"http://127.0.0.1:{port}/v1"
@@ -186,14 +196,46 @@ class Server:
         self.log.close()
 
 
+class Lockstep:
+    """A barrier shared by ``peers`` processes through files in ``folder``: ``wait`` returns
+    once every other peer has waited as often or has finished."""
+
+    def __init__(self, folder: Path, rank: int, peers: int) -> None:
+        self.folder, self.rank, self.peers, self.count = folder, rank, peers, 0
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def _count(self, peer: int) -> float:
+        if (self.folder / f"{peer}.done").exists():
+            return float("inf")
+        try:
+            return int((self.folder / str(peer)).read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return 0
+
+    def wait(self) -> None:
+        self.count += 1
+        write_text(self.folder / str(self.rank), str(self.count))
+        while any(self._count(p) < self.count for p in range(self.peers) if p != self.rank):
+            time.sleep(0.05)
+
+    def done(self) -> None:
+        write_text(self.folder / f"{self.rank}.done", "")
+
+
 class Alternating:
     """The LLM the study's stages call: every prompt goes to every path, the first path
     rotating call by call; the stage goes on with the ``new`` path's answer. Programs are
     parsed as ``language``'s."""
 
-    def __init__(self, paths: Sequence, temperature: float, language: Language) -> None:
+    def __init__(self, paths: Sequence, temperature: float, language: Language,
+                 lockstep: Lockstep | None = None) -> None:
         self.paths, self.greedy, self.language = list(paths), temperature == 0, language
-        self.stage, self.rows = "", []
+        self.stage, self.rows, self.lockstep = "", [], lockstep
+
+    def _measured(self, path, prompt: Prompt, params: SamplingParams) -> Measured:
+        if self.lockstep is not None:
+            self.lockstep.wait()
+        return path.complete(prompt, params)
 
     @property
     def model_id(self) -> str:
@@ -210,7 +252,7 @@ class Alternating:
             role = self.stage if self.stage in PARSERS else (
                 "programmer" if one.stop_when else "feedback_integrator")
             first = len(self.rows) % len(self.paths)
-            answers = {p.name: p.complete(prompt, one)
+            answers = {p.name: self._measured(p, prompt, one)
                        for p in self.paths[first:] + self.paths[:first]}
             parsed = {name: PARSERS[role](m.completion.text, self.language)
                       for name, m in answers.items()}
@@ -355,7 +397,8 @@ def combine(files: Sequence[Path]) -> dict[str, Any]:
         "model": runs[0]["model"], "spec": runs[0]["spec"],
         "temperature": runs[0]["temperature"], "max_new_tokens": runs[0]["max_new_tokens"],
         "runs": [{"file": f.name, "tasks": r["tasks"], "iterations": r["iterations"],
-                  "wall_seconds": r["wall_seconds"], "machine": r["machine"]}
+                  "wall_seconds": r["wall_seconds"], "machine": r["machine"],
+                  "lockstep_peers": r.get("lockstep_peers", 1)}
                  for f, r in zip(files, runs, strict=True)],
         "totals": summary, "by_role": roles, "calls": rows,
         "report": report(summary, roles, names),
@@ -373,7 +416,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--temperature", type=float, default=0.0)
     ap.add_argument("--max-new-tokens", type=int, default=0,
                     help="cap every call's answer (0: the variant's limits)")
-    ap.add_argument("--no-server", action="store_true")
+    ap.add_argument("--paths", nargs="+", choices=("old", "new", "server"),
+                    default=["old", "new", "server"],
+                    help="the paths to compare (new is always one: the study goes on with it)")
+    ap.add_argument("--lockstep", type=Path, metavar="DIR",
+                    help="run each path at the same time as --peers processes sharing DIR")
+    ap.add_argument("--peers", type=int, default=2)
+    ap.add_argument("--rank", type=int, default=0, help="this process's number, 0..peers-1")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" /
                     "study_replay.json")
     ap.add_argument("--combine", type=Path, nargs="+", metavar="JSON",
@@ -401,16 +450,20 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     path = weights_path(spec)
     with tempfile.TemporaryDirectory(prefix="study-replay-") as tmp:
-        paths: list = [old_path(path, spec), new_path(spec, Path(tmp) / "kv", 4 * 2**30)]
-        server = None if args.no_server else Server(path, spec, Path(tmp) / "server.log")
+        paths: list = [old_path(path, spec)] if "old" in args.paths else []
+        paths.append(new_path(spec, Path(tmp) / "kv", 4 * 2**30))
+        server = Server(path, spec, Path(tmp) / "server.log") if "server" in args.paths else None
         if server:
             paths.append(server)
         names = [p.name for p in paths]
-        llm = Alternating(paths, args.temperature, problems[0].language)
+        lockstep = args.lockstep and Lockstep(args.lockstep, args.rank, args.peers)
+        llm = Alternating(paths, args.temperature, problems[0].language, lockstep or None)
         start = time.perf_counter()
         try:
             run_study(llm, problems, variant, args.iterations, study_config.seed(config))
         finally:
+            if lockstep:
+                lockstep.done()
             if server:
                 server.close()
         wall = time.perf_counter() - start
@@ -420,6 +473,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     write_text(args.out, json.dumps({
         "model": args.model, "spec": dataclasses.asdict(spec), "tasks": wanted,
         "iterations": args.iterations, "temperature": args.temperature,
+        "lockstep_peers": args.peers if args.lockstep else 1,
         "max_new_tokens": args.max_new_tokens, "wall_seconds": wall,
         "machine": {"platform": platform.platform(), "cpus": psutil.cpu_count(),
                     "load_average": list(psutil.getloadavg())},
