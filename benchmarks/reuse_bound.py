@@ -19,8 +19,10 @@ could have supplied under two rules, with nothing ever evicted or lost:
   cache's bound costs.
 
 A least-squares fit of the run's call seconds on evaluated prompt tokens and generated tokens
-turns tokens into seconds, so the same calls are estimated with no reuse (the old path), as run,
-and under each rule.
+turns tokens into seconds, so the same calls are estimated with no reuse, with the old path's
+reuse (llama-cpp-python's own: whatever prefix the previous call of the same stage job shares,
+at any length, short of the prompt's last token; a job's first call starts empty), as run, and
+under each rule. The ratios are against the old path.
 
     .venv/bin/python benchmarks/reuse_bound.py \\
         --run results/studies/ramp-plus/runs/qwen2.5-coder-1.5b/ramp/paper34 \\
@@ -51,9 +53,10 @@ ROLES = (("programmer", "programmer"), ("feedback_integrator", "feedback"))
 
 
 def study_calls(run: Path) -> Iterator[dict]:
-    """The run's calls in a study's order: prompt JSON, seconds, tokens, reused tokens."""
-    def call(row: pd.Series, prefix: str, role: str) -> dict:
-        return {"role": role, "prompt": row[f"{prefix}_prompt"],
+    """The run's calls in a study's order: stage job, prompt JSON, seconds, tokens, reused
+    tokens."""
+    def call(row: pd.Series, prefix: str, role: str, job: str) -> dict:
+        return {"role": role, "job": job, "prompt": row[f"{prefix}_prompt"],
                 "seconds": float(row[f"{prefix}_seconds"]),
                 "prompt_tokens": int(row[f"{prefix}_prompt_tokens"]),
                 "completion_tokens": int(row[f"{prefix}_completion_tokens"]),
@@ -61,13 +64,13 @@ def study_calls(run: Path) -> Iterator[dict]:
 
     for _, row in pd.read_parquet(run / "reflections.parquet").iterrows():
         if isinstance(row["reflection_prompt"], str) and row["reflection_prompt"]:
-            yield call(row, "reflection", "feedback_integrator_initial")
+            yield call(row, "reflection", "feedback_integrator_initial", "reflect")
     attempts = pd.read_parquet(run / "attempts.parquet").sort_values(["iteration", "task_id"])
-    for _, group in attempts.groupby("iteration"):
+    for iteration, group in attempts.groupby("iteration"):
         for role, prefix in ROLES:
             for _, row in group.iterrows():
                 if isinstance(row[f"{prefix}_prompt"], str) and row[f"{prefix}_prompt"]:
-                    yield call(row, prefix, role)
+                    yield call(row, prefix, role, f"iteration {iteration}")
 
 
 def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
@@ -86,6 +89,13 @@ def whole_batches(common: int, stored: int, prompt: int, batch: int) -> int:
 def supplies(p: np.ndarray, q: np.ndarray, batch: int) -> int:
     """Tokens of prompt ``p`` that a state of prompt ``q``'s whole batches supplies."""
     return whole_batches(common_prefix(p, q), len(q), len(p), batch)
+
+
+def previous_call_reuse(tokens: Sequence[np.ndarray], jobs: Sequence[str]) -> list[int]:
+    """Per prompt: the tokens llama-cpp-python reused by itself (the old path): the prefix it
+    shares with the previous call of its job, short of its last token."""
+    return [min(common_prefix(p, tokens[i - 1]), len(p) - 1)
+            if i and jobs[i] == jobs[i - 1] else 0 for i, p in enumerate(tokens)]
 
 
 def reusable(tokens: Sequence[np.ndarray], batch: int) -> list[tuple[int, int]]:
@@ -179,8 +189,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     def estimate(reuse: np.ndarray) -> float:
         return float(per_prompt * np.maximum(prompt - reuse, 0).sum() + per_gen * gen.sum())
 
+    before = np.array(previous_call_reuse(tokens, [c["job"] for c in calls]), dtype=float)
     rows = {
-        "no reuse (old path)": (0.0, estimate(np.zeros_like(prompt))),
+        "no reuse": (0.0, estimate(np.zeros_like(prompt))),
+        "old path (previous call)": (before.sum(), estimate(before)),
         "as run": (reused.sum(), estimate(reused)),
     }
     state_bytes = kv_bytes_per_token(vocab.metadata)
@@ -191,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                                            estimate(np.array([b[0] for b in bounds])))
     rows["any token, nothing lost"] = (sum(b[1] for b in bounds),
                                        estimate(np.array([b[1] for b in bounds])))
-    old = rows["no reuse (old path)"][1]
+    old = rows["old path (previous call)"][1]
     lines = [f"{len(calls)} calls, {int(prompt.sum())} prompt tokens ({same} tokenized to the "
              f"recorded count), {int(gen.sum())} generated; {seconds.sum():.0f} model s as run",
              f"fit: {per_prompt:.4f} s per evaluated prompt token, {per_gen:.4f} s per generated "
