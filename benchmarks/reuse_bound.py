@@ -26,7 +26,7 @@ under each rule. The ratios are against the old path.
 
     .venv/bin/python benchmarks/reuse_bound.py \\
         --run results/studies/ramp-plus/runs/qwen2.5-coder-1.5b/ramp/paper34 \\
-        [--model qwen2.5-coder-1.5b] [--lru-mb 4096 16384]
+        [--model qwen2.5-coder-1.5b] [--batch 512] [--lru-mb 4096 16384]
         [--out results/benchmarks/reuse_bound.json]
 """
 
@@ -154,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--run", type=Path, required=True, help="a RAMP run's folder")
     ap.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--batch", type=int, default=0,
+                    help="whole batches of this many tokens (default: the model's n_batch)")
     ap.add_argument("--lru-mb", type=int, nargs="*", default=[],
                     help="also simulate a disk cache of each of these bounds (MB)")
     ap.add_argument("--out", type=Path,
@@ -175,7 +177,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     tokens = [np.array(vocab.tokenize(formatter(messages=json.loads(c["prompt"])).prompt.encode(),
                                       add_bos=False, special=True)) for c in calls]
     same = sum(len(t) == c["prompt_tokens"] for t, c in zip(tokens, calls, strict=True))
-    bounds = reusable(tokens, spec.n_batch)
+    batch = args.batch or spec.n_batch
+    bounds = reusable(tokens, batch)
 
     prompt = np.array([c["prompt_tokens"] for c in calls], dtype=float)
     gen = np.array([c["completion_tokens"] for c in calls], dtype=float)
@@ -197,9 +200,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     }
     state_bytes = kv_bytes_per_token(vocab.metadata)
     for mb in args.lru_mb:
-        lru = np.array(lru_reuse(tokens, spec.n_batch, state_bytes, mb * 2**20), dtype=float)
-        rows[f"whole batches, LRU of {mb} MB"] = (lru.sum(), estimate(lru))
-    rows["whole batches, nothing lost"] = (sum(b[0] for b in bounds),
+        lru = np.array(lru_reuse(tokens, batch, state_bytes, mb * 2**20), dtype=float)
+        rows[f"whole batches of {batch}, LRU of {mb} MB"] = (lru.sum(), estimate(lru))
+    rows[f"whole batches of {batch}, nothing lost"] = (sum(b[0] for b in bounds),
                                            estimate(np.array([b[0] for b in bounds])))
     rows["any token, nothing lost"] = (sum(b[1] for b in bounds),
                                        estimate(np.array([b[1] for b in bounds])))
@@ -208,14 +211,14 @@ def main(argv: Sequence[str] | None = None) -> None:
              f"recorded count), {int(gen.sum())} generated; {seconds.sum():.0f} model s as run",
              f"fit: {per_prompt:.4f} s per evaluated prompt token, {per_gen:.4f} s per generated "
              f"token (R^2 {r2:.2f})",
-             f"{'reuse rule':32s} {'reused tokens':>13s} {'share':>6s} {'est. s':>8s} "
+             f"{'reuse rule':40s} {'reused tokens':>13s} {'share':>6s} {'est. s':>8s} "
              f"{'old / this':>10s}"]
-    lines += [f"{name:32s} {int(tok):13d} {tok / prompt.sum():6.1%} {s:8.0f} {old / s:9.2f}x"
+    lines += [f"{name:40s} {int(tok):13d} {tok / prompt.sum():6.1%} {s:8.0f} {old / s:9.2f}x"
               for name, (tok, s) in rows.items()]
     report = "\n".join(lines)
     print(report)
     write_text(args.out, json.dumps({
-        "run": str(args.run), "model": args.model, "n_batch": spec.n_batch,
+        "run": str(args.run), "model": args.model, "n_batch": batch,
         "calls": len(calls), "tokenized_as_recorded": same, "kv_bytes_per_token": state_bytes,
         "fit": {"per_prompt_token_s": per_prompt, "per_generated_token_s": per_gen, "r2": r2},
         "rules": {k: {"reused_tokens": int(t), "estimated_seconds": s}
