@@ -1,10 +1,10 @@
 """How fast does llama.cpp evaluate a prompt in batches of each size? (not a test)
 
 A smaller ``n_batch`` lets a call reuse more of a shared prefix (only whole batches are reused,
-so up to ``n_batch`` - 1 tokens of it are evaluated again), but each batch costs more per token.
-This evaluates one prompt of ``--tokens`` tokens from an empty KV cache with each batch size on
-one thread (for the prompt too), the sizes alternating rep by rep on one loaded model per size,
-and prints prompt tokens per second and each size's time relative to the largest's.
+so up to ``n_batch`` - 1 tokens of it are evaluated again), if small batches cost no more per
+token. This evaluates one prompt of ``--tokens`` tokens from an empty KV cache with each batch
+size on one thread (for the prompt too), the sizes alternating rep by rep on one loaded model
+per size, and prints prompt tokens per second and each size's time relative to the largest's.
 
     .venv/bin/python benchmarks/batch_size.py [--model qwen2.5-coder-1.5b] [--sizes 512 256 128 64]
         [--tokens 1024] [--reps 2] [--out results/benchmarks/batch_size.json]

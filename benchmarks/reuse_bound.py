@@ -202,8 +202,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for mb in args.lru_mb:
         lru = np.array(lru_reuse(tokens, batch, state_bytes, mb * 2**20), dtype=float)
         rows[f"whole batches of {batch}, LRU of {mb} MB"] = (lru.sum(), estimate(lru))
-    rows[f"whole batches of {batch}, nothing lost"] = (sum(b[0] for b in bounds),
-                                           estimate(np.array([b[0] for b in bounds])))
+    whole = np.array([b[0] for b in bounds], dtype=float)
+    rows[f"whole batches of {batch}, nothing lost"] = (whole.sum(), estimate(whole))
     rows["any token, nothing lost"] = (sum(b[1] for b in bounds),
                                        estimate(np.array([b[1] for b in bounds])))
     old = rows["old path (previous call)"][1]

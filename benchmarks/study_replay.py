@@ -456,8 +456,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if server:
             paths.append(server)
         names = [p.name for p in paths]
-        lockstep = args.lockstep and Lockstep(args.lockstep, args.rank, args.peers)
-        llm = Alternating(paths, args.temperature, problems[0].language, lockstep or None)
+        lockstep = Lockstep(args.lockstep, args.rank, args.peers) if args.lockstep else None
+        llm = Alternating(paths, args.temperature, problems[0].language, lockstep)
         start = time.perf_counter()
         try:
             run_study(llm, problems, variant, args.iterations, study_config.seed(config))
