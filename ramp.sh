@@ -52,11 +52,44 @@ setup_system() {
 
 stamp_of() { cat pyproject.toml requirements/*.txt 2>/dev/null | sha256sum | cut -c1-16; }
 
+# llama.cpp's kernels for Intel AMX (Xeon Sapphire Rapids and later) crash on the first prompt of
+# more than one token (SIGSEGV in ggml_backend_amx_mul_mat, llama.cpp issue 20824), and a native
+# build (-march=native) compiles them in wherever the CPU has AMX, whatever GGML_AMX_* says.
+# Explicit -mno-amx-* flags win over -march=native: the build uses AVX-512 or AVX2 instead.
+LLAMA_CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+
+setup_llama() {
+    # llama-cpp-python builds from source, natively for this CPU. Build it with LLAMA_CFLAGS
+    # (and the user's CMAKE_ARGS, CFLAGS, CXXFLAGS), never from pip's cache (its wheels are
+    # keyed by version, not by flags), and again when the version, the flags or the CPU
+    # change. The wheel is kept under ~/.cache/ramp/wheels, keyed by all three, for the next
+    # venv.
+    local want have wheels
+    want="$(grep -i '^llama[-_.]cpp[-_.]python==' requirements/constraints.txt) $LLAMA_CFLAGS"
+    want="$want ${CMAKE_ARGS:-} ${CFLAGS:-} ${CXXFLAGS:-}"
+    want="$want $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-16)"
+    have=$(cat "$VENV/.ramp-llama-build" 2>/dev/null || true)
+    [ "$want" = "$have" ] && return 0
+    wheels="${XDG_CACHE_HOME:-$HOME/.cache}/ramp/wheels/$(printf '%s' "$want" | sha256sum | cut -c1-16)"
+    if ! compgen -G "$wheels/llama_cpp_python-*.whl" >/dev/null; then
+        say "building llama-cpp-python (about 5 minutes)"
+        rm -rf "$wheels.tmp" "$wheels"
+        CFLAGS="$LLAMA_CFLAGS ${CFLAGS:-}" CXXFLAGS="$LLAMA_CFLAGS ${CXXFLAGS:-}" \
+            "$VENV/bin/python" -m pip wheel -q \
+            --no-cache-dir --no-deps -c requirements/constraints.txt -w "$wheels.tmp" \
+            llama-cpp-python
+        mv "$wheels.tmp" "$wheels"
+    fi
+    "$VENV/bin/python" -m pip install -q --force-reinstall --no-deps "$wheels"/llama_cpp_python-*.whl
+    echo "$want" > "$VENV/.ramp-llama-build"
+}
+
 setup_python() {
     if [ ! -x "$VENV/bin/python" ]; then
         say "creating virtual environment $VENV"
         "$PY" -m venv "$VENV"
     fi
+    setup_llama
     local want have
     want=$(stamp_of)
     have=$(cat "$VENV/.ramp-stamp" 2>/dev/null || true)

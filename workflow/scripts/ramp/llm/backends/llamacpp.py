@@ -44,6 +44,21 @@ def _chat_handler(template_file: str, llm: Llama) -> object:
     return formatter.to_chat_handler()
 
 
+def check_build(system_info: str) -> None:
+    """Refuse a llama.cpp built with its Intel AMX kernels (``system_info`` is its
+    ``llama_print_system_info``): they crash the process (SIGSEGV in ggml_backend_amx_mul_mat,
+    llama.cpp issue 20824) on the first prompt of more than one token, with no message. A
+    native build compiles them in wherever the CPU has AMX; ``ramp.sh setup`` builds without.
+    """
+    if "AMX_INT8 = 1" in system_info:
+        raise LLMError(
+            "llama-cpp-python was built with llama.cpp's AMX kernels, which crash on this CPU's "
+            "first prompt: rebuild it without them (./ramp.sh setup does; by hand: CFLAGS and "
+            "CXXFLAGS '-mno-amx-tile -mno-amx-int8 -mno-amx-bf16', pip install --no-cache-dir "
+            "--force-reinstall --no-deps llama-cpp-python)"
+        )
+
+
 def reusable_prefix(cached: Sequence[int], whole: int, tokens: Sequence[int], block: int) -> int:
     """How many leading tokens of ``tokens`` may come from a KV cache that holds ``cached``, of
     which the first ``whole`` were evaluated in whole ``block``-token batches from position 0.
@@ -147,6 +162,7 @@ class LlamaCppLLM:
                 f"has; set quantization: none (got {spec.quantization!r})"
             )
         self.spec = spec
+        check_build(llama_cpp.llama_print_system_info().decode("utf-8", "replace"))
         path = weights_path(spec)
         if not path.is_file():
             raise LLMError(f"model {spec.name}: weights file {path} does not exist")
