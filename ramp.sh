@@ -88,6 +88,7 @@ setup_python() {
     if [ ! -x "$VENV/bin/python" ]; then
         say "creating virtual environment $VENV"
         "$PY" -m venv "$VENV"
+        "$VENV/bin/python" -m pip install -q --upgrade pip
     fi
     setup_llama
     local want have
