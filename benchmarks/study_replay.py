@@ -419,6 +419,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--paths", nargs="+", choices=("old", "new", "server"),
                     default=["old", "new", "server"],
                     help="the paths to compare (new is always one: the study goes on with it)")
+    ap.add_argument("--n-batch", type=int, default=0, metavar="N",
+                    help="the new path's and the server's batch (default: the model's n_batch); "
+                         "the old path keeps llama-cpp-python's 512")
     ap.add_argument("--lockstep", type=Path, metavar="DIR",
                     help="run each path at the same time as --peers processes sharing DIR")
     ap.add_argument("--peers", type=int, default=2)
@@ -437,6 +440,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
     spec = ModelsConfig.from_dict(config.get("models") or {}).spec(args.model)
+    if args.n_batch:
+        spec = dataclasses.replace(spec, n_batch=args.n_batch)
     overrides = dict((config.get("variants") or {}).get("ramp") or {})
     overrides.update(code_temperature=args.temperature, analysis_temperature=args.temperature)
     if args.max_new_tokens:
