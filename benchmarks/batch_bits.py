@@ -23,6 +23,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from batch_size import prompt_tokens  # a sibling script: benchmarks/ is on sys.path
+
 from ramp.io import write_text
 from ramp.llm import embedded
 
@@ -76,10 +78,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     llm = Llama(model_path=str(embedded.resolve(args.model)), n_ctx=max(wanted) + 64,
                 n_threads=1, n_threads_batch=1, n_batch=largest, n_ubatch=largest,
                 verbose=False)
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    tokens = llm.tokenize(text.encode("utf-8"))
-    if len(tokens) < max(wanted):
-        raise SystemExit(f"README.md has {len(tokens)} tokens, fewer than {max(wanted)}")
+    tokens = prompt_tokens(llm, max(wanted))
     differ = []
     for n in wanted:
         first, second = (evaluated(llm, tokens[:n], b) for b in (args.batch, args.against))

@@ -30,7 +30,7 @@ def prompt_tokens(llm, n: int) -> list[int]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     tokens = llm.tokenize(text.encode("utf-8"))
     if len(tokens) < n:
-        raise SystemExit(f"README.md has {len(tokens)} tokens, fewer than --tokens {n}")
+        raise SystemExit(f"README.md has {len(tokens)} tokens, fewer than the {n} asked for")
     return tokens[:n]
 
 
