@@ -59,8 +59,11 @@ def test_fork_and_exec_cannot_start_another_process(clean: SandboxExecutor) -> N
 
 
 def test_fork_bomb(clean: SandboxExecutor) -> None:
+    """No fork succeeds (pids.max), but each failed one allocates a kernel stack charged to the
+    slot's memory, freed only after an RCU grace period: where the kernel frees lazily
+    (CONFIG_RCU_LAZY), ~4000 failed forks fill 64 MB before 0.5 s of CPU is spent."""
     r = run(clean, "#include <unistd.h>\nint main() { for (;;) fork(); }")
-    assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED
+    assert r.verdict in (Verdict.TIME_LIMIT_EXCEEDED, Verdict.MEMORY_LIMIT_EXCEEDED), r
 
 
 def test_raw_network_syscalls_reach_nothing(clean: SandboxExecutor) -> None:
