@@ -13,8 +13,8 @@ could have supplied under two rules, with nothing ever evicted or lost:
 - ``any token``: a prefix of any length: the bound of every sound finer rule (e.g. batches that
   also end at the template's section edges);
 - ``whole batches, LRU of N MB`` (``--lru-mb N ...``): the backend's rule with one disk cache of
-  N MB, least recently used evicted first, in one process from an empty cache: each call takes
-  the longest of the previous call's KV cache and a held state, then stores its whole batches
+  N MB, least recently used evicted first, from an empty cache: each call takes the longest of
+  the KV cache of its stage job's previous call and a held state, then stores its whole batches
   (the model's KV bytes per token times the tokens) unless it reused them all. It shows what the
   cache's bound costs.
 
@@ -112,15 +112,17 @@ def reusable(tokens: Sequence[np.ndarray], batch: int) -> list[tuple[int, int]]:
     return out
 
 
-def lru_reuse(tokens: Sequence[np.ndarray], batch: int, state_bytes: int,
+def lru_reuse(tokens: Sequence[np.ndarray], jobs: Sequence[str], batch: int, state_bytes: int,
               max_bytes: int) -> list[int]:
-    """Per prompt: tokens reused in whole batches from the previous call's KV cache or a disk
-    cache of ``max_bytes`` (``state_bytes`` a token), least recently used evicted first."""
+    """Per prompt: tokens reused in whole batches from the KV cache of the previous call of its
+    stage job (a job's first call starts empty) or from a disk cache of ``max_bytes``
+    (``state_bytes`` a token), least recently used evicted first."""
     held: OrderedDict[int, np.ndarray] = OrderedDict()  # stored whole-batch prefixes, by call
     size = 0
     out: list[int] = []
     for i, p in enumerate(tokens):
-        best = supplies(p, tokens[i - 1], batch) if i else 0  # the process's own KV cache
+        own = i and jobs[i] == jobs[i - 1]
+        best = supplies(p, tokens[i - 1], batch) if own else 0  # the process's own KV cache
         hit = None
         for key, q in held.items():
             n = supplies(p, q, batch)
@@ -192,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     def estimate(reuse: np.ndarray) -> float:
         return float(per_prompt * np.maximum(prompt - reuse, 0).sum() + per_gen * gen.sum())
 
-    before = np.array(previous_call_reuse(tokens, [c["job"] for c in calls]), dtype=float)
+    jobs = [c["job"] for c in calls]
+    before = np.array(previous_call_reuse(tokens, jobs), dtype=float)
     rows = {
         "no reuse": (0.0, estimate(np.zeros_like(prompt))),
         "old path (previous call)": (before.sum(), estimate(before)),
@@ -200,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     }
     state_bytes = kv_bytes_per_token(vocab.metadata)
     for mb in args.lru_mb:
-        lru = np.array(lru_reuse(tokens, batch, state_bytes, mb * 2**20), dtype=float)
+        lru = np.array(lru_reuse(tokens, jobs, batch, state_bytes, mb * 2**20), dtype=float)
         rows[f"whole batches of {batch}, LRU of {mb} MB"] = (lru.sum(), estimate(lru))
     whole = np.array([b[0] for b in bounds], dtype=float)
     rows[f"whole batches of {batch}, nothing lost"] = (whole.sum(), estimate(whole))
