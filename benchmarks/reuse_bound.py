@@ -91,11 +91,17 @@ def supplies(p: np.ndarray, q: np.ndarray, batch: int) -> int:
     return whole_batches(common_prefix(p, q), len(q), len(p), batch)
 
 
+def same_job_as_previous(jobs: Sequence[str], i: int) -> bool:
+    """Whether call ``i`` follows the previous call in its stage job's process, whose KV cache
+    it finds (a job's first call starts empty)."""
+    return i > 0 and jobs[i] == jobs[i - 1]
+
+
 def previous_call_reuse(tokens: Sequence[np.ndarray], jobs: Sequence[str]) -> list[int]:
     """Per prompt: the tokens llama-cpp-python reused by itself (the old path): the prefix it
     shares with the previous call of its job, short of its last token."""
     return [min(common_prefix(p, tokens[i - 1]), len(p) - 1)
-            if i and jobs[i] == jobs[i - 1] else 0 for i, p in enumerate(tokens)]
+            if same_job_as_previous(jobs, i) else 0 for i, p in enumerate(tokens)]
 
 
 def reusable(tokens: Sequence[np.ndarray], batch: int) -> list[tuple[int, int]]:
@@ -121,8 +127,8 @@ def lru_reuse(tokens: Sequence[np.ndarray], jobs: Sequence[str], batch: int, sta
     size = 0
     out: list[int] = []
     for i, p in enumerate(tokens):
-        own = i and jobs[i] == jobs[i - 1]
-        best = supplies(p, tokens[i - 1], batch) if own else 0  # the process's own KV cache
+        own = same_job_as_previous(jobs, i)  # the process's own KV cache
+        best = supplies(p, tokens[i - 1], batch) if own else 0
         hit = None
         for key, q in held.items():
             n = supplies(p, q, batch)
