@@ -27,6 +27,7 @@ import platform
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import psutil
@@ -35,13 +36,30 @@ import yaml
 from ramp.agents import programmer
 from ramp.dataset import load_tasks
 from ramp.io import write_text
-from ramp.llm.spec import ModelsConfig
+from ramp.llm.spec import ModelsConfig, ModelSpec
 from ramp.llm.weights import weights_path
 from ramp.prompting import PromptLibrary
 from ramp.sampling import read_id_list
 from ramp.variants import variant_from_config
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def decode(L, ctx, batch, items: Sequence[tuple[int, int, int, bool]]) -> None:
+    """One ``llama_decode`` of ``items``: (token, position, sequence, whether to keep logits)."""
+    for i, (token, pos, seq, logits) in enumerate(items):
+        batch.token[i], batch.pos[i], batch.n_seq_id[i], batch.logits[i] = token, pos, 1, logits
+        batch.seq_id[i][0] = seq
+    batch.n_tokens = len(items)
+    if L.llama_decode(ctx, batch) != 0:
+        raise RuntimeError("llama_decode failed")
+
+
+def logits_of(L, ctx, i: int, n_vocab: int) -> np.ndarray:
+    """A copy of the logits of the last decode's ``i``-th kept token."""
+    ptr = L.llama_get_logits_ith(ctx, i)
+    return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_float)),
+                                 shape=(n_vocab,)).copy()
 
 
 class Decoder:
@@ -70,18 +88,10 @@ class Decoder:
         self.L.llama_free(self.ctx)
 
     def _decode(self, items: Sequence[tuple[int, int, int, bool]]) -> None:
-        b = self.batch
-        for i, (token, pos, seq, logits) in enumerate(items):
-            b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = token, pos, 1, logits
-            b.seq_id[i][0] = seq
-        b.n_tokens = len(items)
-        if self.L.llama_decode(self.ctx, b) != 0:
-            raise RuntimeError("llama_decode failed")
+        decode(self.L, self.ctx, self.batch, items)
 
     def _logits(self, i: int) -> np.ndarray:
-        ptr = self.L.llama_get_logits_ith(self.ctx, i)
-        return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_float)),
-                                     shape=(self.n_vocab,)).copy()
+        return logits_of(self.L, self.ctx, i, self.n_vocab)
 
     def _drop_generated(self, n_seq: int) -> None:
         for s in range(n_seq):
@@ -136,13 +146,40 @@ def timed(fn, *args) -> tuple[float, float, list]:
     return time.perf_counter() - wall, time.process_time() - cpu, out
 
 
-def programmer_prompt(config: dict, subset: str) -> list[dict]:
-    task_id = read_id_list(ROOT / "data" / "subsets" / f"{subset}.txt")[0]
-    task = next(t for t in load_tasks(ROOT / config["data"]["jsonl"]).tasks
-                if t.task_id == task_id)
+def programmer_prompts(config: dict, subset: str, n: int) -> list[list[dict]]:
+    """The Programmer's first prompt for each of the first ``n`` tasks of ``subset``."""
+    ids = read_id_list(ROOT / "data" / "subsets" / f"{subset}.txt")[:n]
+    tasks = {t.task_id: t for t in load_tasks(ROOT / config["data"]["jsonl"]).tasks}
     variant = variant_from_config("ramp", (config.get("variants") or {}).get("ramp") or {})
-    messages = programmer.prompt(PromptLibrary.default(), task.problem, variant, [])
-    return [{"role": m.role, "content": m.content} for m in messages]
+    return [[{"role": m.role, "content": m.content}
+             for m in programmer.prompt(PromptLibrary.default(), tasks[i].problem, variant, [])]
+            for i in ids]
+
+
+def model_args(ap: argparse.ArgumentParser) -> None:
+    """The options saying which model and which prompts (shared with batched_bits.py)."""
+    ap.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
+    ap.add_argument("--model", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--subset", default="paper34")
+
+
+def load(args: argparse.Namespace, n: int) -> tuple[Any, ModelSpec, list[list[int]]]:
+    """The model (a ``llama_cpp.Llama`` on one thread), its spec, and the first ``n``
+    Programmer prompts of the subset, formatted by the GGUF's own chat template as
+    llama-cpp-python does by default, and tokenized."""
+    from llama_cpp import Llama
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
+    spec = ModelsConfig.from_dict(config.get("models") or {}).spec(args.model)
+    llama = Llama(model_path=str(weights_path(spec)), n_ctx=spec.context_size, n_threads=1,
+                  verbose=False)
+    formatter = Jinja2ChatFormatter(llama.metadata["tokenizer.chat_template"], eos_token="",
+                                    bos_token="")
+    prompts = [llama.tokenize(formatter(messages=m).prompt.encode(), add_bos=False,
+                              special=True)
+               for m in programmer_prompts(config, args.subset, n)]
+    return llama, spec, prompts
 
 
 def summarize(rows: list[dict], n: int, same_greedy_tokens: bool) -> dict:
@@ -158,9 +195,7 @@ def summarize(rows: list[dict], n: int, same_greedy_tokens: bool) -> dict:
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
-    ap.add_argument("--model", default="qwen2.5-coder-1.5b")
-    ap.add_argument("--subset", default="paper34")
+    model_args(ap)
     ap.add_argument("--n", type=int, nargs="+", default=[2, 4])
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--reps", type=int, default=2)
@@ -168,19 +203,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     default=ROOT / "results" / "benchmarks" / "batched_decoding.json")
     args = ap.parse_args(argv)
 
-    from llama_cpp import Llama
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
-    spec = ModelsConfig.from_dict(config.get("models") or {}).spec(args.model)
-    llama = Llama(model_path=str(weights_path(spec)), n_ctx=spec.context_size, n_threads=1,
-                  verbose=False)
-    # the GGUF's own chat template formats the prompt, as llama-cpp-python does by default
-    formatter = Jinja2ChatFormatter(llama.metadata["tokenizer.chat_template"], eos_token="",
-                                    bos_token="")
-    prompt = llama.tokenize(
-        formatter(messages=programmer_prompt(config, args.subset)).prompt.encode(),
-        add_bos=False, special=True)
+    llama, spec, (prompt,) = load(args, 1)
     rows: list[dict] = []
     same_greedy: dict[int, bool] = {}
     for n in args.n:

@@ -241,8 +241,11 @@ class LlamaCppLLM:
         )
 
     def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
-        # One after another: decoding several sequences in one batch saved 6-12 % of generation
-        # on this CPU (benchmarks/batched_decoding.py, docs/models.md), too little to pay for.
+        # One after another. Decoding several sequences in one batch pays on some CPUs (four a
+        # step 1.92x on one, 1.06x on another: benchmarks/batched_decoding.py), but a
+        # sequence's bits depend on how many a step decodes (benchmarks/batched_bits.py), so
+        # only a decoder of a fixed shape would be sound, with answers of its own (not built;
+        # docs/models.md, "Several sequences at once").
         # Several samples of one prompt share its evaluated batches all the same (the KV reuse
         # above), so n candidates of a task evaluate their prompt once.
         return [self._one(p, q) for p, q in zip(prompts, per_prompt(prompts, params),
