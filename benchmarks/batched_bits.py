@@ -38,48 +38,35 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from batched_decoding import decode, load, logits_of, model_args  # beside this file
+from batched_decoding import Context, load, model_args  # beside this file
 
 from ramp.io import write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class Streams:
-    """One llama.cpp context of ``width`` sequences, each with a KV buffer of its own."""
+class Streams(Context):
+    """A context of ``width`` sequences, each with a KV buffer of its own."""
 
     def __init__(self, model, width: int, n_ctx: int, n_batch: int) -> None:
-        import llama_cpp as L
-
-        self.L, self.n_batch = L, n_batch
-        params = L.llama_context_default_params()
-        params.n_ctx, params.n_batch, params.n_ubatch = n_ctx * width, n_batch, n_batch
-        params.n_seq_max, params.kv_unified = width, width == 1
-        params.n_threads = params.n_threads_batch = 1
-        self.ctx = L.llama_init_from_model(model, params)
-        self.n_vocab = L.llama_vocab_n_tokens(L.llama_model_get_vocab(model))
-        self.batch = L.llama_batch_init(max(n_batch, width), 0, 1)
+        super().__init__(model, width, n_ctx * width, n_batch, unified=width == 1)
         self.pos = [0] * width
 
-    def close(self) -> None:
-        self.L.llama_batch_free(self.batch)
-        self.L.llama_free(self.ctx)
-
-    def _decode(self, items: Sequence[tuple[int, int]]) -> None:
+    def step(self, items: Sequence[tuple[int, int]]) -> None:
         """One batch of (sequence, token), each at its sequence's next position."""
         placed = []
         for seq, token in items:
             placed.append((token, self.pos[seq], seq, True))
             self.pos[seq] += 1
-        decode(self.L, self.ctx, self.batch, placed)
+        self._decode(placed)
 
     def logits(self, i: int) -> np.ndarray:
-        return logits_of(self.L, self.ctx, i, self.n_vocab)
+        return self._logits(i)
 
     def prompt(self, seq: int, tokens: list[int]) -> np.ndarray:
         """Evaluate a prompt in ``seq`` alone, in batches of n_batch from its first token."""
         for start in range(0, len(tokens), self.n_batch):
-            self._decode([(seq, t) for t in tokens[start:start + self.n_batch]])
+            self.step([(seq, t) for t in tokens[start:start + self.n_batch]])
         return self.logits(-1)
 
 
@@ -96,7 +83,7 @@ def run(model, prompts: dict[int, list[int]], width: int, n_ctx: int, n_batch: i
             active = sorted(slot for slot in prompts if lag.get(slot, 0) <= step)
             for slot in active:
                 hashes[slot].append(hashlib.sha256(last[slot].tobytes()).hexdigest()[:16])
-            s._decode([(slot, int(np.argmax(last[slot]))) for slot in active])
+            s.step([(slot, int(np.argmax(last[slot]))) for slot in active])
             last.update({slot: s.logits(i) for i, slot in enumerate(active)})
         return hashes
     finally:
@@ -122,15 +109,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     a, pad = prompts[0], prompts[0][:1]
     start = time.perf_counter()
 
-    def decode(width: int, slots: dict[int, list[int]], watch: int,
-               lag: dict[int, int] | None = None) -> list[str]:
+    def watched(width: int, slots: dict[int, list[int]], watch: int,
+                lag: dict[int, int] | None = None) -> list[str]:
         return run(model, slots, width, n_ctx, n_batch, args.tokens, lag or {})[watch]
 
-    def padded(width: int, slot: int, active: int | None = None) -> dict[int, list[int]]:
-        """A in ``slot``, a one-token prompt in every other of the first ``active`` slots."""
-        return {slot: a, **{i: pad for i in range(active or width) if i != slot}}
+    def padded(width: int, slot: int, active: int | None = None,
+               prompt: list[int] = a) -> dict[int, list[int]]:
+        """``prompt`` (A) in ``slot``, a one-token prompt in every other of the first
+        ``active`` slots."""
+        return {slot: prompt, **{i: pad for i in range(active or width) if i != slot}}
 
-    seen: dict[tuple[str, ...], str] = {tuple(decode(1, {0: a}, 0)): "="}
+    seen: dict[tuple[str, ...], str] = {tuple(watched(1, {0: a}, 0)): "="}
 
     def label(hashes: list[str]) -> str:
         """'=' for A's logits alone, step for step; else a letter per distinct sequence."""
@@ -142,8 +131,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         # call that ended): each of w prompts decoded together against itself in slot 0 beside
         # paddings only.
         together = run(model, dict(enumerate(prompts[:w])), w, n_ctx, n_batch, args.tokens, {})
-        same = ["=" if together[i] == decode(w, {0: p, **{j: pad for j in range(1, w)}}, 0)
-                else "x" for i, p in enumerate(prompts[:w])]
+        same = ["=" if together[i] == watched(w, padded(w, 0, prompt=p), 0) else "x"
+                for i, p in enumerate(prompts[:w])]
         lines.append(f"fixed shape of {w}: prompts 1..{w} together, each against itself in "
                      f"slot 0 beside paddings: {' '.join(same)}")
         print(lines[-1], flush=True)
@@ -151,16 +140,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         others = prompts[1:w]
         rows = {
             f"A in slot 0..{w - 1}, paddings in the others":
-                [label(decode(w, padded(w, s), s)) for s in range(w)],
+                [label(watched(w, padded(w, s), s)) for s in range(w)],
             f"A in slot 0, paddings in 0..{w - 1} more slots":
-                [label(decode(w, padded(w, 0, k), 0)) for k in range(1, w + 1)],
+                [label(watched(w, padded(w, 0, k), 0)) for k in range(1, w + 1)],
             "A in slot 0, the other prompts in the others":
-                [label(decode(w, {0: a, **dict(enumerate(others, 1))}, 0))],
+                [label(watched(w, {0: a, **dict(enumerate(others, 1))}, 0))],
             f"A in slot {w - 1}, the other prompts joining after {args.lag} steps":
-                [label(decode(w, {w - 1: a, **dict(enumerate(reversed(others)))}, w - 1,
-                              dict.fromkeys(range(w - 1), args.lag)))],
+                [label(watched(w, {w - 1: a, **dict(enumerate(reversed(others)))}, w - 1,
+                               dict.fromkeys(range(w - 1), args.lag)))],
             "A in slot 1, a prompt over 256 tokens longer in slot 2, paddings":
-                [label(decode(w, {**padded(w, 1), 2: prompts[1] + prompts[2]}, 1))],
+                [label(watched(w, {**padded(w, 1), 2: prompts[1] + prompts[2]}, 1))],
         }
         for what, labels in rows.items():
             lines.append(f"width {w}: {what}: {' '.join(labels)}")

@@ -45,53 +45,55 @@ from ramp.variants import variant_from_config
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def decode(L, ctx, batch, items: Sequence[tuple[int, int, int, bool]]) -> None:
-    """One ``llama_decode`` of ``items``: (token, position, sequence, whether to keep logits)."""
-    for i, (token, pos, seq, logits) in enumerate(items):
-        batch.token[i], batch.pos[i], batch.n_seq_id[i], batch.logits[i] = token, pos, 1, logits
-        batch.seq_id[i][0] = seq
-    batch.n_tokens = len(items)
-    if L.llama_decode(ctx, batch) != 0:
-        raise RuntimeError("llama_decode failed")
+class Context:
+    """One llama.cpp context of ``n_seq`` sequences on one thread; ``unified``: one KV buffer
+    for all of them, else one each (llama.cpp's ``kv_unified``)."""
 
-
-def logits_of(L, ctx, i: int, n_vocab: int) -> np.ndarray:
-    """A copy of the logits of the last decode's ``i``-th kept token."""
-    ptr = L.llama_get_logits_ith(ctx, i)
-    return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_float)),
-                                 shape=(n_vocab,)).copy()
-
-
-class Decoder:
-    """One llama.cpp context of ``n_seq`` sequences over an evaluated prompt."""
-
-    def __init__(self, model, prompt: list[int], n_seq: int, n_ctx: int, n_batch: int) -> None:
+    def __init__(self, model, n_seq: int, n_ctx: int, n_batch: int, unified: bool) -> None:
         import llama_cpp as L
 
-        self.L, self.n_prompt, self.n_batch = L, len(prompt), n_batch
+        self.L, self.n_batch = L, n_batch
         params = L.llama_context_default_params()
         params.n_ctx, params.n_batch, params.n_ubatch = n_ctx, n_batch, n_batch
-        params.n_seq_max, params.kv_unified = n_seq, True
+        params.n_seq_max, params.kv_unified = n_seq, unified
         params.n_threads = params.n_threads_batch = 1
         self.ctx = L.llama_init_from_model(model, params)
-        self.mem = L.llama_get_memory(self.ctx)
         self.n_vocab = L.llama_vocab_n_tokens(L.llama_model_get_vocab(model))
         self.batch = L.llama_batch_init(max(n_batch, n_seq), 0, n_seq)
-        for start in range(0, len(prompt), n_batch):
-            chunk = prompt[start:start + n_batch]
-            self._decode([(t, start + i, 0, start + i == len(prompt) - 1)
-                          for i, t in enumerate(chunk)])
-        self.first = self._logits((len(prompt) - 1) % n_batch)  # in the last batch
 
     def close(self) -> None:
         self.L.llama_batch_free(self.batch)
         self.L.llama_free(self.ctx)
 
     def _decode(self, items: Sequence[tuple[int, int, int, bool]]) -> None:
-        decode(self.L, self.ctx, self.batch, items)
+        """One ``llama_decode`` of (token, position, sequence, whether to keep its logits)."""
+        b = self.batch
+        for i, (token, pos, seq, logits) in enumerate(items):
+            b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = token, pos, 1, logits
+            b.seq_id[i][0] = seq
+        b.n_tokens = len(items)
+        if self.L.llama_decode(self.ctx, b) != 0:
+            raise RuntimeError("llama_decode failed")
 
     def _logits(self, i: int) -> np.ndarray:
-        return logits_of(self.L, self.ctx, i, self.n_vocab)
+        """A copy of the logits of the last decode's ``i``-th kept token."""
+        ptr = self.L.llama_get_logits_ith(self.ctx, i)
+        return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_float)),
+                                     shape=(self.n_vocab,)).copy()
+
+
+class Decoder(Context):
+    """A context of ``n_seq`` sequences (one KV buffer) over an evaluated prompt."""
+
+    def __init__(self, model, prompt: list[int], n_seq: int, n_ctx: int, n_batch: int) -> None:
+        super().__init__(model, n_seq, n_ctx, n_batch, unified=True)
+        self.n_prompt = len(prompt)
+        self.mem = self.L.llama_get_memory(self.ctx)
+        for start in range(0, len(prompt), n_batch):
+            chunk = prompt[start:start + n_batch]
+            self._decode([(t, start + i, 0, start + i == len(prompt) - 1)
+                          for i, t in enumerate(chunk)])
+        self.first = self._logits((len(prompt) - 1) % n_batch)  # in the last batch
 
     def _drop_generated(self, n_seq: int) -> None:
         for s in range(n_seq):
