@@ -17,9 +17,16 @@ import sys
 import pytest
 
 from ramp.llm import SamplingParams, create_llm, embedded, messages
-from ramp.llm.answer_end import cut_at_end
 from ramp.llm.backends.fixed_shape import pick_slot, reusable
 from ramp.llm.spec import ConfigError, ModelSpec
+
+from .conftest import (
+    PROGRAM_THEN_PROSE,
+    SHARED,
+    SMALL,
+    SYSTEM,
+    check_answer_ends_at_the_program,
+)
 
 
 def test_a_slot_reuses_whole_blocks_of_what_it_holds_never_the_last_token():
@@ -44,14 +51,6 @@ def test_the_width_is_checked_and_named_in_the_error():
                                   "decode_width": "4"})
 
 
-SMALL = "qwen2.5-coder-0.5b"
-SHARED = (
-    "Problem:\nGiven n and then n integers, print the sum of the even ones. The first line holds"
-    " n (1 <= n <= 100000), the second n integers a_i (|a_i| <= 10^9) separated by spaces.\n\n"
-    "Buggy Ruby program:\n```ruby\nn = gets.to_i\na = gets.split.map(&:to_i)\ns = 0\n"
-    "(1...n).each { |i| s += a[i] if a[i].odd? }\nputs s\n```\n\n"
-)
-SYSTEM = ("system", "You are an expert Ruby programmer who repairs buggy programs.")
 QUESTIONS = ("Explain the bug in one sentence.", "Which line is wrong? Answer briefly.",
              "Write the fixed program.", "What does it print for n = 3 and 1 2 3?",
              "Name one edge case.")
@@ -164,20 +163,8 @@ def test_same_text_from_a_prefix_in_the_disk_cache_here_and_in_another_process(t
 @slow
 @model
 def test_an_answer_ends_when_its_program_is_complete(wide):
-    prompt = messages(("system", "You are an expert Ruby programmer."), ("user", (
-        "Problem:\nRead two integers a and b on one line and print their sum.\n\n"
-        "Buggy Ruby program:\n```ruby\na, b = gets.split.map(&:to_i)\nputs a - b\n```\n\n"
-        "First give the complete corrected program in one ```ruby block, then explain the fix "
-        "in a few sentences."
-    )))
-    (whole,) = wide.complete([prompt], SamplingParams(max_new_tokens=60, seed=1))
-    (ended,) = wide.complete([prompt], SamplingParams(max_new_tokens=60, seed=1,
-                                                      stop_when="program:ruby"))
-    cut, was_cut = cut_at_end(whole.text, "program:ruby")
-    assert was_cut, whole.text
-    assert ended.text == cut and ended.finish_reason == "stop"
-    assert ended.completion_tokens < whole.completion_tokens
-    (short,) = wide.complete([prompt], SamplingParams(max_new_tokens=5, seed=1))
+    check_answer_ends_at_the_program(wide)
+    (short,) = wide.complete([PROGRAM_THEN_PROSE], SamplingParams(max_new_tokens=5, seed=1))
     assert (short.completion_tokens, short.finish_reason) == (5, "length")
 
 

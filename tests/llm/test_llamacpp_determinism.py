@@ -15,20 +15,13 @@ import sys
 import pytest
 
 from ramp.llm import CachedLLM, SamplingParams, create_llm, embedded, messages
-from ramp.llm.answer_end import cut_at_end
 from ramp.llm.prefix_cache import PrefixCache
 from ramp.llm.spec import ModelSpec
 
+from .conftest import SHARED, SMALL, SYSTEM, check_answer_ends_at_the_program
+
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
-SMALL = "qwen2.5-coder-0.5b"
-SHARED = (
-    "Problem:\nGiven n and then n integers, print the sum of the even ones. The first line holds"
-    " n (1 <= n <= 100000), the second n integers a_i (|a_i| <= 10^9) separated by spaces.\n\n"
-    "Buggy Ruby program:\n```ruby\nn = gets.to_i\na = gets.split.map(&:to_i)\ns = 0\n"
-    "(1...n).each { |i| s += a[i] if a[i].odd? }\nputs s\n```\n\n"
-)
-SYSTEM = ("system", "You are an expert Ruby programmer who repairs buggy programs.")
 FIRST = messages(SYSTEM, ("user", SHARED + "Explain the bug in one sentence."))
 SECOND = messages(SYSTEM, ("user", SHARED + "Which line is wrong? Answer briefly."))
 PARAMS = SamplingParams(temperature=0.8, top_p=0.95, max_new_tokens=12, seed=7)
@@ -153,19 +146,7 @@ def test_same_text_from_a_prefix_loaded_from_the_disk_cache_here_and_in_another_
 
 
 def test_generation_stops_at_the_end_of_the_program(llm):
-    prompt = messages(("system", "You are an expert Ruby programmer."), ("user", (
-        "Problem:\nRead two integers a and b on one line and print their sum.\n\n"
-        "Buggy Ruby program:\n```ruby\na, b = gets.split.map(&:to_i)\nputs a - b\n```\n\n"
-        "First give the complete corrected program in one ```ruby block, then explain the fix "
-        "in a few sentences."
-    )))
-    (whole,) = llm.complete([prompt], SamplingParams(max_new_tokens=60, seed=1))
-    (ended,) = llm.complete([prompt], SamplingParams(max_new_tokens=60, seed=1,
-                                                     stop_when="program:ruby"))
-    cut, was_cut = cut_at_end(whole.text, "program:ruby")
-    assert was_cut, whole.text  # this prompt's answer has a program and then more
-    assert ended.text == cut and ended.finish_reason == "stop"
-    assert ended.completion_tokens < whole.completion_tokens
+    check_answer_ends_at_the_program(llm)
 
 
 def test_a_stored_state_is_keyed_by_the_cpu_features_of_the_build(llm):
