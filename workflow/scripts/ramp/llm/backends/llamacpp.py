@@ -10,6 +10,9 @@ way are reused: the KV cache they leave is the same bits a fresh evaluation woul
 The same holds across processes: with a prefix cache (ramp.llm.prefix_cache) each call stores
 the KV state of its prompt's whole batches, and a call that finds a longer stored prefix of its
 prompt than its own KV cache holds loads that state instead of evaluating those batches.
+
+With ``decode_width`` W > 1 a call's prompts go to ramp.llm.backends.fixed_shape instead, which
+decodes up to W of them together, always W sequences a step, under the same rules.
 """
 
 from __future__ import annotations
