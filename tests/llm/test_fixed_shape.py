@@ -17,7 +17,8 @@ import sys
 import pytest
 
 from ramp.llm import SamplingParams, create_llm, embedded, messages
-from ramp.llm.backends.fixed_shape import pick_slot, reusable
+from ramp.llm.backends.fixed_shape import pick_slot
+from ramp.llm.prefix_cache import reusable_prefix
 from ramp.llm.spec import ConfigError, ModelSpec
 
 from .conftest import (
@@ -30,6 +31,9 @@ from .conftest import (
 
 
 def test_a_slot_reuses_whole_blocks_of_what_it_holds_never_the_last_token():
+    def reusable(held, tokens, block):  # a slot holds whole batches only
+        return reusable_prefix(held, len(held), tokens, block)
+
     assert reusable([1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6, 7], 2) == 6
     assert reusable([1, 2, 3, 4, 5, 6], [1, 2, 3, 9, 5, 6, 7], 2) == 2  # differs in block 2
     assert reusable([1, 2, 3, 4], [1, 2, 3, 4], 2) == 2  # the last token is evaluated again

@@ -30,6 +30,20 @@ _MAGIC = b"RAMPKV1\n"
 _COUNT = struct.Struct("<I")
 
 
+def reusable_prefix(cached: Sequence[int], whole: int, tokens: Sequence[int], block: int) -> int:
+    """How many leading tokens of ``tokens`` may come from a KV cache that holds ``cached``, of
+    which the first ``whole`` were evaluated in whole ``block``-token batches from position 0.
+
+    A multiple of ``block``, and short of the whole prompt: its last token is always evaluated
+    (its logits start the answer), in the batch a fresh evaluation puts it in (pure).
+    """
+    limit = min(whole, len(tokens) - 1, len(cached))
+    common = 0
+    while common < limit and cached[common] == tokens[common]:
+        common += 1
+    return common // block * block
+
+
 @dataclass(frozen=True)
 class PrefixHit:
     """The first ``tokens`` of a prompt are in ``state`` (which may hold more: the caller drops

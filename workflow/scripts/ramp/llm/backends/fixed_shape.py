@@ -39,7 +39,7 @@ import llama_cpp
 
 from ramp.llm.answer_end import EndWatch, cut_at_end
 from ramp.llm.base import SamplingParams, truncate_at_stop
-from ramp.llm.prefix_cache import PrefixCache
+from ramp.llm.prefix_cache import PrefixCache, reusable_prefix
 
 # llama-cpp-python's create_chat_completion defaults for the samplers ramp does not set.
 _TOP_K, _MIN_P, _TYPICAL_P = 40, 0.05, 1.0
@@ -72,15 +72,10 @@ class Answer:
 
 @dataclass
 class DecodeStats:
-    """Where a decoder's time went: prompt tokens ``evaluated`` in ``prompt_seconds``;
-    ``steps`` of the fixed shape in ``step_seconds``, of whose slot-steps ``padded`` held no
-    call."""
+    """Where a decoder's time went: evaluating prompts, and steps of the fixed shape."""
 
-    evaluated: int = 0
     prompt_seconds: float = 0.0
-    steps: int = 0
     step_seconds: float = 0.0
-    padded: int = 0
 
 
 @dataclass
@@ -93,20 +88,10 @@ class _Slot:
     watch: EndWatch | None = None
 
 
-def reusable(held: Sequence[int], tokens: Sequence[int], block: int) -> int:
-    """Leading tokens of ``tokens`` a slot holding the whole batches ``held`` can skip: a
-    multiple of ``block``, short of the whole prompt (its last token must be evaluated)."""
-    limit = min(len(held), len(tokens) - 1)
-    common = 0
-    while common < limit and held[common] == tokens[common]:
-        common += 1
-    return common // block * block
-
-
 def pick_slot(free: Sequence[int], held: Sequence[Sequence[int]], tokens: Sequence[int],
               block: int) -> int:
     """The free slot that holds most of ``tokens``'s whole batches (the first of equals)."""
-    return max(free, key=lambda s: (reusable(held[s], tokens, block), -s))
+    return max(free, key=lambda s: (reusable_prefix(held[s], len(held[s]), tokens, block), -s))
 
 
 def _free(ctx: Any, batch: Any) -> None:
@@ -122,7 +107,7 @@ class FixedShapeDecoder:
                  prefix_cache: PrefixCache | None = None) -> None:
         if width < 1:
             raise ValueError(f"width must be >= 1, got {width}")
-        self.llama, self.width, self.n_ctx = llama, width, n_ctx
+        self.llama, self.width = llama, width
         self.prefix_cache = prefix_cache
         self.block = llama.n_batch
         params = llama_cpp.llama_context_params.from_buffer_copy(llama.context_params)
@@ -133,7 +118,7 @@ class FixedShapeDecoder:
         self._mem = llama_cpp.llama_get_memory(self._ctx)
         self._vocab = llama_cpp.llama_model_get_vocab(llama._model.model)
         self._batch = llama_cpp.llama_batch_init(max(self.block, width), 0, 1)
-        self._free = weakref.finalize(self, _free, self._ctx, self._batch)
+        self._finalizer = weakref.finalize(self, _free, self._ctx, self._batch)
         self._slots = [_Slot() for _ in range(width)]
         self._pad = llama.token_bos() if llama.token_bos() >= 0 else 0
         self.stats = DecodeStats()
@@ -144,7 +129,7 @@ class FixedShapeDecoder:
         self._slots = [_Slot() for _ in range(self.width)]
 
     def close(self) -> None:
-        self._free()
+        self._finalizer()
 
     def check(self, probe: Sequence[int], steps: int = 4) -> bool:
         """Whether this build computes a sequence's bits regardless of its slot and company,
@@ -219,7 +204,7 @@ class FixedShapeDecoder:
     def _start(self, index: int, call: int, request: Request, answer: Answer) -> None:
         """Evaluate ``request``'s prompt alone in slot ``index`` and sample its first token."""
         slot, tokens = self._slots[index], list(request.tokens)
-        reuse = reusable(slot.held, tokens, self.block)
+        reuse = reusable_prefix(slot.held, len(slot.held), tokens, self.block)
         reuse, answer.read_bytes = self._load_stored(index, tokens, reuse)
         llama_cpp.llama_memory_seq_rm(self._mem, index, reuse, -1)
         answer.reused = reuse
@@ -236,7 +221,6 @@ class FixedShapeDecoder:
                 self.stats.prompt_seconds += time.perf_counter() - began
                 answer.written_bytes = self._store(index, tokens[:whole])
                 began = time.perf_counter()
-        self.stats.evaluated += len(tokens) - reuse
         self.stats.prompt_seconds += time.perf_counter() - began
         slot.held = tokens[:whole]
         slot.call, slot.pos = call, len(tokens)
@@ -260,10 +244,8 @@ class FixedShapeDecoder:
         state = (ctypes.c_uint8 * len(hit.state)).from_buffer_copy(hit.state)
         if not llama_cpp.llama_state_seq_set_data(self._ctx, state, len(hit.state), index):
             llama_cpp.llama_memory_seq_rm(self._mem, index, 0, -1)
-            self._slots[index].held = []
             return 0, 0  # a state this context cannot take: start over
-        llama_cpp.llama_memory_seq_rm(self._mem, index, hit.tokens, -1)
-        return hit.tokens, hit.bytes_read
+        return hit.tokens, hit.bytes_read  # the caller drops what the state holds past that
 
     def _step(self, requests: Sequence[Request], answers: list[Answer]) -> None:
         """One step of the fixed shape: every slot one token, in slot order."""
@@ -276,10 +258,8 @@ class FixedShapeDecoder:
                 end = len(slot.held)
                 llama_cpp.llama_memory_seq_rm(self._mem, index, end, -1)
                 items.append((self._pad, end, index, True))
-                self.stats.padded += 1
         began = time.perf_counter()
         self._decode(items)
-        self.stats.steps += 1
         self.stats.step_seconds += time.perf_counter() - began
         for index, slot in enumerate(self._slots):
             if slot.call is not None:

@@ -29,7 +29,7 @@ from llama_cpp import Llama
 from ramp.llm.answer_end import EndWatch, cut_at_end
 from ramp.llm.backends.fixed_shape import FixedShapeDecoder, Request
 from ramp.llm.base import Completion, LLMError, Params, Prompt, SamplingParams, per_prompt
-from ramp.llm.prefix_cache import PrefixCache
+from ramp.llm.prefix_cache import PrefixCache, reusable_prefix
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
 
@@ -64,20 +64,6 @@ def check_build(system_info: str) -> None:
             "CXXFLAGS '-mno-amx-tile -mno-amx-int8 -mno-amx-bf16', pip install --no-cache-dir "
             "--force-reinstall --no-deps llama-cpp-python)"
         )
-
-
-def reusable_prefix(cached: Sequence[int], whole: int, tokens: Sequence[int], block: int) -> int:
-    """How many leading tokens of ``tokens`` may come from a KV cache that holds ``cached``, of
-    which the first ``whole`` were evaluated in whole ``block``-token batches from position 0.
-
-    A multiple of ``block``, and short of the whole prompt: its last token is always evaluated
-    (its logits start the answer), in the batch a fresh evaluation puts it in (pure).
-    """
-    limit = min(whole, len(tokens) - 1, len(cached))
-    common = 0
-    while common < limit and cached[common] == tokens[common]:
-        common += 1
-    return common // block * block
 
 
 class _Formatted(Exception):
