@@ -109,7 +109,7 @@ def test_one_slot_gives_the_library_s_own_texts():
 @slow
 @model
 def test_a_call_s_text_does_not_depend_on_what_decodes_beside_it(wide):
-    assert wide.model_id.endswith("/batch32/width4")
+    assert wide.model_id.endswith("/batch32/width4-fa")
     together = wide.complete(PROMPTS, PARAMS)  # the fifth waits for a slot
     alone = [wide.complete([p], q)[0] for p, q in zip(PROMPTS, PARAMS, strict=True)]
     reversed_ = wide.complete(PROMPTS[::-1], PARAMS[::-1])[::-1]  # other slots, other joins
@@ -127,7 +127,7 @@ def test_the_width_changes_the_bits_so_it_is_in_the_model_id(wide):
     """Four a step compute other bits than one (benchmarks/batched_bits.py): at T = 0.8 some
     of these answers differ, which is why the model id names the width."""
     one = _model()
-    assert one.model_id + "/width4" == wide.model_id
+    assert one.model_id + "/width4-fa" == wide.model_id
     params = SamplingParams(temperature=0.8, top_p=0.95, max_new_tokens=24, seed=7)
     texts = [c.text for c in one.complete(PROMPTS, params)]
     assert texts != [c.text for c in wide.complete(PROMPTS, params)]

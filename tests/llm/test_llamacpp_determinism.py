@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from ramp.llm import CachedLLM, SamplingParams, create_llm, embedded, messages
-from ramp.llm.prefix_cache import PrefixCache
+from ramp.llm.prefix_cache import TAIL, Grain, PrefixCache
 from ramp.llm.spec import ModelSpec
 
 from .conftest import SHARED, SMALL, SYSTEM, check_answer_ends_at_the_program
@@ -50,13 +50,15 @@ def test_same_text_fresh_after_a_shared_prefix_and_repeated(llm):
     assert fresh.reused_prompt_tokens == 0
     _fresh(llm)
     _, after = llm.complete([FIRST, SECOND], PARAMS)
-    # The shared prefix was reused, in whole batches of 32 tokens...
-    assert after.reused_prompt_tokens >= 64 and after.reused_prompt_tokens % 32 == 0
+    # The shared prefix was reused, in whole grains of 4 tokens (this build's)...
+    assert llm.llm.grain == Grain(4, 32, TAIL)
+    assert after.reused_prompt_tokens >= 64 and after.reused_prompt_tokens % 4 == 0
     assert after.reused_prompt_tokens < after.prompt_tokens
     # ...and the answer is the fresh one, token for token.
     assert after.text == fresh.text and after.completion_tokens == fresh.completion_tokens
     (again,) = llm.complete([SECOND], PARAMS)  # the prompt itself is in the cache now
-    assert again.reused_prompt_tokens == (again.prompt_tokens - 1) // 32 * 32
+    assert again.reused_prompt_tokens == llm.llm.grain.fit(
+        (again.prompt_tokens - 1) // 4 * 4, again.prompt_tokens)
     assert again.text == fresh.text
 
 
@@ -129,7 +131,7 @@ def test_same_text_from_a_prefix_loaded_from_the_disk_cache_here_and_in_another_
     _fresh(llm)
     (fresh,) = llm.complete([SECOND], PARAMS)
     assert fresh.kv_read_bytes == fresh.kv_written_bytes == 0  # no disk cache: none used
-    llm.llm.prefix_cache = PrefixCache(tmp_path / "kv", llm.state_identity, 32, 2**30)
+    llm.llm.prefix_cache = PrefixCache(tmp_path / "kv", llm.state_identity, 4, 2**30)
     try:
         _fresh(llm)
         (first,) = llm.complete([FIRST], PARAMS)
@@ -139,10 +141,22 @@ def test_same_text_from_a_prefix_loaded_from_the_disk_cache_here_and_in_another_
     finally:
         llm.llm.prefix_cache = None
     assert loaded.kv_read_bytes > 0
-    assert loaded.reused_prompt_tokens >= 64 and loaded.reused_prompt_tokens % 32 == 0
+    assert loaded.reused_prompt_tokens >= 64 and loaded.reused_prompt_tokens % 4 == 0
     assert loaded.text == fresh.text and loaded.completion_tokens == fresh.completion_tokens
     text, reused, read = _in_another_process(SECOND, tmp_path / "kv")
     assert text == fresh.text and reused >= 64 and read > 0
+
+
+def test_a_prefix_inside_a_batch_is_reused_and_the_text_is_the_fresh_one():
+    """With batches of 512 both prompts fit in one, so whole batches would reuse nothing; whole
+    grains of 4 reuse all but the last tokens of the shared prefix: same text at T = 0.8."""
+    llm = create_llm(ModelSpec(**{**SPEC, "n_batch": 512}))
+    assert llm.llm.grain == Grain(4, 512, TAIL)
+    (fresh,) = llm.complete([SECOND], PARAMS)
+    _fresh(llm)
+    _, after = llm.complete([FIRST, SECOND], PARAMS)
+    assert 100 <= after.reused_prompt_tokens < after.prompt_tokens - TAIL + 4
+    assert after.text == fresh.text and after.completion_tokens == fresh.completion_tokens
 
 
 def test_generation_stops_at_the_end_of_the_program(llm):

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from ramp.llm.prefix_cache import PrefixCache, pack, unpack
+from ramp.llm.prefix_cache import Grain, PrefixCache, pack, reusable_prefix, unpack
 
 BLOCK = 4
 
@@ -25,6 +25,33 @@ def cache(tmp_path):
     c = PrefixCache(tmp_path / "kv", "model-a", BLOCK, 2**20)
     yield c
     c.close()
+
+
+def test_reuse_comes_in_whole_grains_and_leaves_no_small_batch_inside_a_batch():
+    grain = Grain(4, 512, 16)
+    held = list(range(900))
+    # Whole grains of the shared prefix, the last token always evaluated again.
+    assert reusable_prefix(held, 900, held[:603] + [-1] * 297, grain) == 600
+    assert reusable_prefix(held, 600, held, grain) == 600  # only what was evaluated whole
+    # The rest of a prompt starting inside a batch must hold 16 tokens (to the batch's end or
+    # the prompt's); else it starts earlier, at the batch's start at the earliest.
+    assert grain.fit(888, 900) == 884
+    assert reusable_prefix(held, 900, held, grain) == 884  # 896 would leave a batch of 4
+    assert grain.fit(1020, 1100) == 1008
+    assert grain.fit(520, 530) == 512
+    assert grain.fit(1024, 1030) == 1024  # a batch's start: a fresh evaluation's own batch
+    # Whole batches are a grain too: the rule that always holds.
+    assert reusable_prefix(held, 900, held[:603] + [-1] * 297, Grain(512, 512)) == 512
+
+
+def test_a_prompt_s_last_batch_under_the_tail_is_not_kept_for_reuse():
+    grain = Grain(4, 512, 16)
+    assert grain.whole(0, 900) == 900
+    assert grain.whole(0, 903) == 900
+    assert grain.whole(0, 520) == 512  # its last batch, 8 tokens, took other kernels
+    assert grain.whole(884, 900) == 900  # evaluated from a reused 884: a batch of 16
+    assert grain.whole(0, 512) == 512
+    assert Grain(512, 512).whole(0, 900) == 512
 
 
 def test_an_entry_packs_its_tokens_before_the_state_and_garbage_is_refused():

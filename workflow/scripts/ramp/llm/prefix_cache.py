@@ -30,18 +30,58 @@ _MAGIC = b"RAMPKV1\n"
 _COUNT = struct.Struct("<I")
 
 
-def reusable_prefix(cached: Sequence[int], whole: int, tokens: Sequence[int], block: int) -> int:
-    """How many leading tokens of ``tokens`` may come from a KV cache that holds ``cached``, of
-    which the first ``whole`` were evaluated in whole ``block``-token batches from position 0.
+#: The fewest tokens a batch that starts inside a fresh evaluation's batch may hold: smaller
+#: batches take other kernels (measured: under 8 tokens on one build).
+TAIL = 16
 
-    A multiple of ``block``, and short of the whole prompt: its last token is always evaluated
+
+@dataclass(frozen=True)
+class Grain:
+    """How reused KV rows must lie for the rest of a prompt to compute a fresh evaluation's
+    bits: whole ``block``-token grains from position 0; the rest evaluated in batches ending at
+    multiples of ``batch``, the first of which, where it starts inside a batch of a fresh
+    evaluation, holds at least ``tail`` tokens (small batches take other kernels). With
+    ``block == batch`` that is whole batches, which always hold."""
+
+    block: int
+    batch: int
+    tail: int = 0
+
+    def fit(self, reuse: int, length: int) -> int:
+        """The most of ``reuse`` (a multiple of ``block``) that a prompt of ``length`` tokens
+        may reuse under the ``tail`` rule."""
+        if reuse % self.batch == 0:
+            return reuse
+        start = reuse // self.batch * self.batch
+        end = min(length, start + self.batch)
+        if end - reuse >= self.tail:
+            return reuse
+        return max(start, (end - self.tail) // self.block * self.block)
+
+    def whole(self, reuse: int, length: int) -> int:
+        """How many leading tokens of a prompt of ``length`` tokens, evaluated from ``reuse``,
+        a later prompt may reuse: whole grains, but none of a last batch under ``tail``."""
+        last = max(reuse, (length - 1) // self.batch * self.batch)
+        if length - last < self.tail:
+            return last // self.block * self.block
+        return length // self.block * self.block
+
+
+def reusable_prefix(cached: Sequence[int], whole: int, tokens: Sequence[int],
+                    grain: int | Grain) -> int:
+    """How many leading tokens of ``tokens`` may come from a KV cache that holds ``cached``, of
+    which the first ``whole`` were evaluated in whole grains from position 0 (``grain``
+    tokens each, or a :class:`Grain`).
+
+    A multiple of the grain, and short of the whole prompt: its last token is always evaluated
     (its logits start the answer), in the batch a fresh evaluation puts it in (pure).
     """
+    rule = grain if isinstance(grain, Grain) else Grain(grain, grain)
     limit = min(whole, len(tokens) - 1, len(cached))
     common = 0
     while common < limit and cached[common] == tokens[common]:
         common += 1
-    return common // block * block
+    return rule.fit(common // rule.block * rule.block, len(tokens))
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ import llama_cpp
 
 from ramp.llm.answer_end import EndWatch, cut_at_end
 from ramp.llm.base import SamplingParams, truncate_at_stop
+from ramp.llm.lookup import Lookup
 from ramp.llm.prefix_cache import PrefixCache, reusable_prefix
 
 # llama-cpp-python's create_chat_completion defaults for the samplers ramp does not set.
@@ -72,10 +73,13 @@ class Answer:
 
 @dataclass
 class DecodeStats:
-    """Where a decoder's time went: evaluating prompts, and steps of the fixed shape."""
+    """Where a decoder's time went (evaluating prompts, steps of the fixed shape), how many
+    steps it took and how many of its tokens were drafts it accepted."""
 
     prompt_seconds: float = 0.0
     step_seconds: float = 0.0
+    steps: int = 0
+    drafted: int = 0
 
 
 @dataclass
@@ -86,6 +90,13 @@ class _Slot:
     last: int = 0  # its call's last sampled token (that input)
     sampler: Any = None
     watch: EndWatch | None = None
+    lookup: Lookup | None = None  # its call's prompt and answer, for drafts
+
+
+def rows_each(width: int, live: int) -> int:
+    """Rows of a step of ``width`` each of ``live`` calls gets: the most that divides
+    ``width`` (llama.cpp splits a batch whose sequences have unequal rows into several)."""
+    return max(r for r in range(1, width // live + 1) if width % r == 0)
 
 
 def pick_slot(free: Sequence[int], held: Sequence[Sequence[int]], tokens: Sequence[int],
@@ -111,7 +122,15 @@ class FixedShapeDecoder:
         self.prefix_cache = prefix_cache
         self.block = llama.n_batch
         params = llama_cpp.llama_context_params.from_buffer_copy(llama.context_params)
-        params.n_ctx, params.n_seq_max, params.kv_unified = n_ctx * width, width, False
+        # Drafts may run up to width - 1 positions past a call's last token.
+        params.n_ctx = (n_ctx + width - 1) * width
+        params.n_seq_max, params.kv_unified = width, False
+        if width > 1:
+            # Its kernel takes a step's rows one by one, so a row's bits do not depend on how
+            # the rows are shared among sequences (without it, four rows of one sequence
+            # compute other bits than one row of each of four): a call's spare rows can
+            # carry drafts.
+            params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
         self._ctx = llama_cpp.llama_init_from_model(llama._model.model, params)
         if not self._ctx:
             raise RuntimeError(f"llama.cpp could not make a context of {width} x {n_ctx} tokens")
@@ -132,35 +151,62 @@ class FixedShapeDecoder:
         self._finalizer()
 
     def check(self, probe: Sequence[int], steps: int = 4) -> bool:
-        """Whether this build computes a sequence's bits regardless of its slot and company,
-        as the design needs (a property of the kernels and the CPU, measured on one build):
-        ``probe`` decoded greedily in slot 0 beside paddings, and in the last slot beside
-        other sequences, must give the same logits, bit for bit, at every step."""
+        """Whether this build computes a sequence's bits regardless of its slot, its company
+        and its rows, as the design needs (a property of the kernels and the CPU, measured on
+        one build): ``probe`` decoded greedily in slot 0 beside paddings, in the last slot
+        beside other sequences, and alone with drafts in its spare rows (all but the last of
+        them right) must give the same logits, bit for bit, at every token."""
         if self.width == 1:
             return True
         probe, last = list(probe), self.width - 1
         others = {s: probe[::-1][: 2 + s] for s in range(last)}  # unlike it, and unlike lengths
-        seen = []
+        seen, greedy = [], []
         try:
             for watched, prompts in ((0, {0: probe}), (last, {**others, last: probe})):
                 self.reset()
                 logits, pos = {}, {}
                 for s in range(self.width):  # each prompt alone in its slot, as a call's is
                     tokens = prompts.get(s, [self._pad])
-                    self._decode([(t, i, s, i == len(tokens) - 1)
-                                  for i, t in enumerate(tokens)])
-                    logits[s], pos[s] = self._logits(len(tokens) - 1), len(tokens)
+                    logits[s], pos[s] = self._prompt(s, tokens), len(tokens)
                 bits = [logits[watched].tobytes()]
                 for _ in range(steps):
+                    greedy.append(int(logits[watched].argmax()))
                     self._decode([(int(logits[s].argmax()), pos[s], s, True)
                                   for s in range(self.width)])
                     for s in range(self.width):
                         logits[s], pos[s] = self._logits(s), pos[s] + 1
                     bits.append(logits[watched].tobytes())
                 seen.append(b"".join(bits))
+            seen.append(b"".join(self._drafted(probe, greedy[:steps], steps)))
         finally:
             self.reset()
-        return seen[0] == seen[1]
+        return seen[0] == seen[1] == seen[2]
+
+    def _prompt(self, slot: int, tokens: Sequence[int]) -> Any:
+        """Evaluate ``tokens`` alone in ``slot`` in batches from position 0; the last logits."""
+        for start in range(0, len(tokens), self.block):
+            chunk = tokens[start:start + self.block]
+            self._decode([(t, start + i, slot, i == len(chunk) - 1)
+                          for i, t in enumerate(chunk)])
+        return self._logits((len(tokens) - 1) % self.block)
+
+    def _drafted(self, probe: list[int], greedy: list[int], steps: int) -> list[bytes]:
+        """The logits of ``probe``'s first ``steps`` + 1 tokens decoded in slot 0 alone, all
+        rows its own: ``greedy`` (its greedy tokens) as drafts, the last of each step wrong."""
+        self.reset()
+        bits = [self._prompt(0, probe).tobytes()]
+        pos, done = len(probe), 0
+        while done < steps:
+            drafts = (greedy + [self._pad] * self.width)[done + 1:done + self.width]
+            drafts[-1] = self._pad if drafts[-1] != self._pad else self._pad + 1
+            self._decode([(t, pos + i, 0, True)
+                          for i, t in enumerate([greedy[done], *drafts])])
+            agreed = self.width - 2  # rows of right inputs after the first
+            for i in range(1 + agreed):
+                bits.append(self._logits(i).tobytes())
+            pos, done = pos + 1 + agreed, done + 1 + agreed
+            llama_cpp.llama_memory_seq_rm(self._mem, 0, pos, -1)
+        return bits[: steps + 1]
 
     def _logits(self, i: int) -> Any:
         """A copy of the last decode's ``i``-th kept logits (numpy)."""
@@ -229,6 +275,7 @@ class FixedShapeDecoder:
             top_k=_TOP_K, top_p=request.params.top_p, min_p=_MIN_P, typical_p=_TYPICAL_P,
             temp=request.params.temperature)
         slot.watch = EndWatch(request.params.stop_when) if request.params.stop_when else None
+        slot.lookup = Lookup(tokens)
         self._take(index, request, answer, (len(tokens) - 1) % self.block)
 
     def _load_stored(self, index: int, tokens: list[int], reuse: int) -> tuple[int, int]:
@@ -238,42 +285,73 @@ class FixedShapeDecoder:
         if self.prefix_cache is None or limit <= reuse:
             return reuse, 0
         hit = self.prefix_cache.find(tokens, longer_than=reuse, limit=limit)
-        if hit is None:
+        # Its prompts are evaluated in whole batches from where reuse ends (the cache's grain
+        # may be finer: ramp.llm.backends.llamacpp.reuse_grain).
+        if hit is None or hit.tokens // self.block * self.block <= reuse:
             return reuse, 0
         llama_cpp.llama_memory_seq_rm(self._mem, index, 0, -1)
         state = (ctypes.c_uint8 * len(hit.state)).from_buffer_copy(hit.state)
         if not llama_cpp.llama_state_seq_set_data(self._ctx, state, len(hit.state), index):
             llama_cpp.llama_memory_seq_rm(self._mem, index, 0, -1)
             return 0, 0  # a state this context cannot take: start over
-        return hit.tokens, hit.bytes_read  # the caller drops what the state holds past that
+        # The caller drops what the state holds past that.
+        return hit.tokens // self.block * self.block, hit.bytes_read
 
     def _step(self, requests: Sequence[Request], answers: list[Answer]) -> None:
-        """One step of the fixed shape: every slot one token, in slot order."""
-        items = []
+        """One step of the fixed shape: ``width`` rows, shared evenly by the live calls (the
+        call's last token, then drafts of its next ones), the rest by paddings, in slot order;
+        then each call takes its next token, and the next after each draft it agreed with."""
+        live = [i for i, s in enumerate(self._slots) if s.call is not None]
+        rows = rows_each(self.width, len(live))
+        pads = [i for i, s in enumerate(self._slots) if s.call is None]
+        pads = pads[: self.width // rows - len(live)]
+        items, drafts = [], {}
         for index, slot in enumerate(self._slots):
             if slot.call is not None:
-                items.append((slot.last, slot.pos, index, True))
-                slot.pos += 1
-            else:  # a padding: one token past what the slot holds, dropped again next step
+                assert slot.lookup is not None
+                guess = slot.lookup.draft(rows - 1)
+                drafts[index] = guess + [self._pad] * (rows - 1 - len(guess))
+                items += [(t, slot.pos + i, index, True)
+                          for i, t in enumerate([slot.last, *drafts[index]])]
+            elif index in pads:  # past what the slot holds, dropped again next step
                 end = len(slot.held)
                 llama_cpp.llama_memory_seq_rm(self._mem, index, end, -1)
-                items.append((self._pad, end, index, True))
+                items += [(self._pad, end + i, index, True) for i in range(rows)]
         began = time.perf_counter()
         self._decode(items)
         self.stats.step_seconds += time.perf_counter() - began
+        self.stats.steps += 1
+        row = 0
         for index, slot in enumerate(self._slots):
-            if slot.call is not None:
-                self._take(index, requests[slot.call], answers[slot.call], index)
+            if slot.call is None:
+                row += rows if index in pads else 0
+                continue
+            call, taken = slot.call, 0
+            # The token after the last input, then after each draft while they agree: the
+            # rows after the first disagreement were computed from a wrong guess.
+            while True:
+                going = self._take(index, requests[call], answers[call], row + taken)
+                taken += 1
+                if not going or taken == rows or slot.last != drafts[index][taken - 1]:
+                    break
+            self.stats.drafted += taken - 1
+            if going:
+                slot.pos += taken
+                llama_cpp.llama_memory_seq_rm(self._mem, index, slot.pos, -1)
+            row += rows
 
-    def _take(self, index: int, request: Request, answer: Answer, logits: int) -> None:
+    def _take(self, index: int, request: Request, answer: Answer, logits: int) -> bool:
         """Sample slot ``index``'s next token from the last decode's ``logits``-th output, and
-        end its call where the library would end it, or where ``stop_when`` says."""
+        end its call where the library would end it, or where ``stop_when`` says; whether the
+        call goes on."""
         slot = self._slots[index]
         token = llama_cpp.llama_sampler_sample(slot.sampler.sampler, self._ctx, logits)
         if llama_cpp.llama_vocab_is_eog(self._vocab, token):
             self._finish(index, request, answer, "stop")
-            return
+            return False
         answer.tokens.append(token)
+        assert slot.lookup is not None
+        slot.lookup.extend([token])
         slot.last = token
         text = self._text(request, answer)
         if truncate_at_stop(text, request.stop)[1] or (
@@ -281,6 +359,7 @@ class FixedShapeDecoder:
             self._finish(index, request, answer, "stop")
         elif len(answer.tokens) >= request.max_tokens:
             self._finish(index, request, answer, "length")
+        return slot.call is not None
 
     def _text(self, request: Request, answer: Answer) -> str:
         raw = self.llama.detokenize(answer.tokens, prev_tokens=list(request.tokens))
@@ -295,7 +374,7 @@ class FixedShapeDecoder:
         answer.text = text
         answer.finish_reason = "stop" if reason == "stop" or stopped or ended else "length"
         llama_cpp.llama_memory_seq_rm(self._mem, index, len(slot.held), -1)
-        slot.call, slot.sampler, slot.watch = None, None, None
+        slot.call, slot.sampler, slot.watch, slot.lookup = None, None, None, None
 
     def _store(self, index: int, held: list[int]) -> int:
         """Put slot ``index``'s KV state, which holds exactly ``held`` (whole batches), in the

@@ -29,7 +29,7 @@ from llama_cpp import Llama
 from ramp.llm.answer_end import EndWatch, cut_at_end
 from ramp.llm.backends.fixed_shape import FixedShapeDecoder, Request
 from ramp.llm.base import Completion, LLMError, Params, Prompt, SamplingParams, per_prompt
-from ramp.llm.prefix_cache import PrefixCache, reusable_prefix
+from ramp.llm.prefix_cache import TAIL, Grain, PrefixCache, reusable_prefix
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
 
@@ -77,16 +77,20 @@ class _Formatted(Exception):
 class BlockReuseLlama(Llama):
     """``Llama`` whose prompt evaluation keeps an answer a function of the prompt alone.
 
-    ``generate`` (which every completion call goes through) reuses only whole batches of the
-    KV cache (:func:`reusable_prefix`), or of a state stored in ``prefix_cache`` when that holds
-    more of the prompt, and ends the answer where ``end_watch`` says it is complete by yielding
-    an end-of-generation token, which the library treats as end of turn.
+    A prompt is evaluated in the batches of a fresh evaluation (each ending at a multiple of
+    ``n_batch``) wherever its evaluation starts. ``generate`` (which every completion call goes
+    through) reuses only whole grains of the KV cache (:func:`reusable_prefix` under ``grain``:
+    whole batches unless :func:`reuse_grain` found a finer one), or of a state stored in
+    ``prefix_cache`` when that holds more of the prompt, and ends the answer where
+    ``end_watch`` says it is complete by yielding an end-of-generation token, which the library
+    treats as end of turn.
     """
 
     def __init__(self, *args: Any, prefix_cache: PrefixCache | None = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.whole = 0  # leading KV-cache tokens evaluated in whole batches from position 0
+        self.grain = Grain(self.n_batch, self.n_batch)  # how reused tokens must lie
+        self.whole = 0  # leading KV-cache tokens evaluated in whole grains from position 0
         self.reused = 0  # prompt tokens the last call took from a KV cache (memory or disk)
         self.read_bytes = 0  # bytes the last call loaded from the prefix cache
         self.prefix_cache = prefix_cache
@@ -111,9 +115,23 @@ class BlockReuseLlama(Llama):
             self._formatting = False
         raise LLMError("the chat handler answered without calling create_completion")
 
+    def eval(self, tokens: Sequence[int]) -> None:
+        # The library's batches run n_batch tokens from where evaluation starts; a fresh
+        # evaluation's end at multiples of n_batch, and so do these.
+        head = -self.n_tokens % self.n_batch
+        if 0 < head < len(tokens):
+            super().eval(tokens[:head])
+            tokens = tokens[head:]
+        super().eval(tokens)
+
+    def reset_kv(self) -> None:
+        """Forget every evaluated token."""
+        self._ctx.kv_cache_seq_rm(-1, 0, -1)
+        self.n_tokens = self.whole = 0
+
     def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Iterator[int]:
         tokens = list(tokens)
-        reuse = reusable_prefix(self.input_ids[: self.n_tokens], self.whole, tokens, self.n_batch)
+        reuse = reusable_prefix(self.input_ids[: self.n_tokens], self.whole, tokens, self.grain)
         self.read_bytes = 0
         reuse = self._load_stored(tokens, reuse)
         # The library reuses the longest prefix it still holds: hold only the reusable one.
@@ -122,26 +140,27 @@ class BlockReuseLlama(Llama):
         return self._watched(inner, tokens)
 
     def _load_stored(self, tokens: list[int], reuse: int) -> int:
-        """Load the longest stored whole-batch prefix of ``tokens`` if it is longer than the
+        """Load the longest stored whole-grain prefix of ``tokens`` if it is longer than the
         ``reuse`` tokens the KV cache holds; the tokens now reusable."""
-        limit = (len(tokens) - 1) // self.n_batch * self.n_batch
+        limit = (len(tokens) - 1) // self.grain.block * self.grain.block
         if self.prefix_cache is None or limit <= reuse:
             return reuse
         hit = self.prefix_cache.find(tokens, longer_than=reuse, limit=limit)
-        if hit is None:
+        if hit is None or self.grain.fit(hit.tokens, len(tokens)) <= reuse:
             return reuse
         self._ctx.kv_cache_seq_rm(-1, 0, -1)
         state = (ctypes.c_uint8 * len(hit.state)).from_buffer_copy(hit.state)
         if not llama_cpp.llama_state_seq_set_data(self._ctx.ctx, state, len(hit.state), 0):
             self._ctx.kv_cache_seq_rm(-1, 0, -1)  # a state this context cannot take: start over
             return 0
-        self.input_ids[: hit.tokens] = tokens[: hit.tokens]
+        n = self.grain.fit(hit.tokens, len(tokens))  # the library drops what is past that
+        self.input_ids[:n] = tokens[:n]
         self.read_bytes = hit.bytes_read
-        return hit.tokens
+        return n
 
     def store_prefix(self) -> int:
-        """After a call: store the KV state of its prompt's whole batches unless it was all
-        reused; the bytes written. Only those batches are ever reused, so the KV cache keeps
+        """After a call: store the KV state of its prompt's whole grains unless it was all
+        reused; the bytes written. Only those grains are ever reused, so the KV cache keeps
         just them (the rest of the prompt and the answer are dropped first)."""
         if self.prefix_cache is None or self.whole <= self.reused:
             return 0
@@ -156,9 +175,9 @@ class BlockReuseLlama(Llama):
     def _watched(self, inner: Iterator[int], prompt: list[int]) -> Iterator[int]:
         watch, answer = self.end_watch, []
         for token in inner:
-            # The first token comes once the whole prompt is evaluated (from `reuse`, in
-            # batches of n_batch): its whole batches may serve the next call.
-            self.whole = len(prompt) // self.n_batch * self.n_batch
+            # The first token comes once the whole prompt is evaluated (from `reuse`, in the
+            # batches of a fresh evaluation): its whole grains may serve the next call.
+            self.whole = self.grain.whole(self.reused, len(prompt))
             yield token
             if watch is not None:
                 answer.append(token)
@@ -166,6 +185,52 @@ class BlockReuseLlama(Llama):
                 if watch.feed(text.decode("utf-8", errors="ignore")) is not None:
                     yield self.token_eos()  # complete: the caller ends the turn here
                     return
+
+
+#: Grains of reuse tried at load, finest first; whole batches (``n_batch``) always hold.
+GRAINS = (4, 8, 16, 32)
+
+
+def _last_logits(llm: BlockReuseLlama) -> bytes:
+    ptr = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
+    return ctypes.string_at(ptr, llm.n_vocab() * ctypes.sizeof(ctypes.c_float))
+
+
+def reuse_grain(llm: BlockReuseLlama, probe: Sequence[int]) -> Grain:
+    """The finest grain of :data:`GRAINS` (dividing ``n_batch``) at which reusing a prompt's
+    evaluated tokens gives the bits of a fresh evaluation on this build, else whole batches.
+
+    llama.cpp's kernels take a batch's tokens a group at a time (four at once on the builds
+    measured, the rest of a batch one by one), and batches of a few tokens take other kernels,
+    so a token's bits depend on its place in its batch modulo the group and on whether its
+    batch is small, not on the batch's length or content: tokens reused in whole groups, the
+    rest evaluated in batches ending where a fresh evaluation's do, none of them under
+    :data:`TAIL` tokens where a fresh evaluation's is not, compute a fresh evaluation's bits.
+    Checked here on ``probe`` (at least ``2 * max(GRAINS) + 3 * TAIL`` tokens): the last
+    logits of a prefix of it evaluated fresh, and after reusing the first grains of a prompt
+    that goes on differently, must be the same bits.
+    """
+    other = list(probe[::-1])
+    try:
+        for g in (g for g in GRAINS if llm.n_batch % g == 0 and g < llm.n_batch):
+            for reuse, end, differ in ((g, g + TAIL + 1, TAIL + 3),
+                                       (2 * g, 2 * g + TAIL + 6, TAIL + g + 1),
+                                       (g, g + 2 * TAIL + 3, 2 * TAIL)):
+                llm.reset_kv()
+                llm.eval(probe[:end])
+                fresh = _last_logits(llm)
+                llm.reset_kv()
+                llm.eval(list(probe[:reuse]) + other[:differ])
+                llm._ctx.kv_cache_seq_rm(-1, reuse, -1)
+                llm.n_tokens = reuse
+                llm.eval(probe[reuse:end])
+                if _last_logits(llm) != fresh:
+                    break
+            else:
+                return Grain(g, llm.n_batch, TAIL)
+        return Grain(llm.n_batch, llm.n_batch)
+    finally:
+        llm.reset_kv()
 
 
 class LlamaCppLLM:
@@ -190,7 +255,7 @@ class LlamaCppLLM:
         # part of the identity.
         suffix = "" if spec.n_batch == DEFAULT_N_BATCH else f"/batch{spec.n_batch}"
         if spec.decode_width > 1:
-            suffix += f"/width{spec.decode_width}"
+            suffix += f"/width{spec.decode_width}-fa"
         self._model_id = model_id(spec) + suffix
         self.llm = BlockReuseLlama(
             model_path=str(path),
@@ -206,9 +271,11 @@ class LlamaCppLLM:
         )
         if spec.chat_template:
             self.llm.chat_handler = _chat_handler(spec.chat_template, self.llm)
+        probe = self.llm.tokenize((_PROBE * 16).encode("utf-8"))
+        self.llm.grain = reuse_grain(self.llm, probe)
         if prefix_dir is not None and prefix_max_bytes > 0:
             self.llm.prefix_cache = PrefixCache(
-                prefix_dir, self.state_identity, spec.n_batch, prefix_max_bytes)
+                prefix_dir, self.state_identity, self.llm.grain.block, prefix_max_bytes)
         self.wide = None if spec.decode_width == 1 else self._decoder(spec)
 
     def _decoder(self, spec: ModelSpec) -> FixedShapeDecoder:
