@@ -5,12 +5,15 @@ whose one-thread step is bound by memory (``benchmarks/batched_decoding.py``). B
 kernels for a step depend on how many sequences it decodes, and so do a sequence's bits
 (``benchmarks/batched_bits.py``: on one build 1-3 sequences give the bits of one alone, 4-7
 another kind, 8 a third); a decoder that lets calls come and go would make an answer depend on
-how many others were decoding beside it. So every step here decodes exactly ``width``
-sequences: a call in each slot that holds one, a padding (one token, over whatever the slot
-holds) in each slot that does not. A sequence's bits depend neither on its slot nor on what the
-other slots hold (measured, and checked by the tests on the real model), so an answer is a
-function of model, prompt, parameters, seed and ``width`` alone; ``width`` is part of the
-model's id.
+how many others were decoding beside it. So every step here decodes exactly ``width`` rows,
+shared evenly by the live calls (:func:`rows_each`; llama.cpp splits a batch whose sequences
+have unequal rows): a call's first row is its last token, its others drafts of its next tokens
+looked up in its own prompt and answer (ramp.llm.lookup), kept while they agree with what it
+samples; rows no call takes carry paddings. The context uses flash attention, whose kernel takes
+rows one by one, so a row's bits depend neither on its slot, nor on what the other rows hold,
+nor on which sequences they belong to (measured, and checked by the tests on the real model):
+drafts change how many tokens a step gives, never which, and an answer is a function of model,
+prompt, parameters, seed and ``width`` alone; ``width`` is part of the model's id.
 
 Each slot has a KV buffer of its own (llama.cpp's ``kv_unified`` off). A prompt is evaluated
 alone in its slot, in the batches of a fresh evaluation (``n_batch`` tokens each from position
@@ -18,9 +21,9 @@ alone in its slot, in the batches of a fresh evaluation (``n_batch`` tokens each
 disk prefix cache (ramp.llm.prefix_cache) if that holds more; its whole batches go to that cache
 as soon as they are evaluated, so a call of the same prompt starting in another slot meanwhile
 (one of a task's candidates) loads them. Its first token is sampled from that evaluation; from
-then on it moves one token a step with the others. Sampling is llama-cpp-python's own chain
-(top-k 40, typical 1, top-p, min-p 0.05, temperature, a seeded draw; greedy at temperature 0),
-one per call; prompts are built and stop strings chosen by the library's chat handler, and an
+then on it moves with the others, a token a step and one more for each draft it agrees with.
+Sampling is llama-cpp-python's own chain (top-k 40, typical 1, top-p, min-p 0.05, temperature, a
+seeded draw, one draw per token kept; greedy at temperature 0), one per call; prompts are built and stop strings chosen by the library's chat handler, and an
 answer ends as the library's would (an end-of-generation token, a stop string,
 ``max_new_tokens``, the context) or where ``stop_when`` says it is complete.
 """
