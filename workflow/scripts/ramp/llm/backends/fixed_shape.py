@@ -23,9 +23,10 @@ as soon as they are evaluated, so a call of the same prompt starting in another 
 (one of a task's candidates) loads them. Its first token is sampled from that evaluation; from
 then on it moves with the others, a token a step and one more for each draft it agrees with.
 Sampling is llama-cpp-python's own chain (top-k 40, typical 1, top-p, min-p 0.05, temperature, a
-seeded draw, one draw per token kept; greedy at temperature 0), one per call; prompts are built and stop strings chosen by the library's chat handler, and an
-answer ends as the library's would (an end-of-generation token, a stop string,
-``max_new_tokens``, the context) or where ``stop_when`` says it is complete.
+seeded draw, one draw per token kept; greedy at temperature 0), one per call; prompts are built
+and stop strings chosen by the library's chat handler, and an answer ends as the library's would
+(an end-of-generation token, a stop string, ``max_new_tokens``, the context) or where
+``stop_when`` says it is complete.
 """
 
 from __future__ import annotations
