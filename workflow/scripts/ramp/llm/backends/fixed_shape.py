@@ -291,15 +291,15 @@ class FixedShapeDecoder:
         hit = self.prefix_cache.find(tokens, longer_than=reuse, limit=limit)
         # Its prompts are evaluated in whole batches from where reuse ends (the cache's grain
         # may be finer: ramp.llm.backends.llamacpp.reuse_grain).
-        if hit is None or hit.tokens // self.block * self.block <= reuse:
+        n = 0 if hit is None else hit.tokens // self.block * self.block
+        if hit is None or n <= reuse:
             return reuse, 0
         llama_cpp.llama_memory_seq_rm(self._mem, index, 0, -1)
         state = (ctypes.c_uint8 * len(hit.state)).from_buffer_copy(hit.state)
         if not llama_cpp.llama_state_seq_set_data(self._ctx, state, len(hit.state), index):
             llama_cpp.llama_memory_seq_rm(self._mem, index, 0, -1)
             return 0, 0  # a state this context cannot take: start over
-        # The caller drops what the state holds past that.
-        return hit.tokens // self.block * self.block, hit.bytes_read
+        return n, hit.bytes_read  # the caller drops what the state holds past that
 
     def _step(self, requests: Sequence[Request], answers: list[Answer]) -> None:
         """One step of the fixed shape: ``width`` rows, shared evenly by the live calls (the

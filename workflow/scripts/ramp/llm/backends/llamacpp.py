@@ -146,15 +146,15 @@ class BlockReuseLlama(Llama):
         if self.prefix_cache is None or limit <= reuse:
             return reuse
         hit = self.prefix_cache.find(tokens, longer_than=reuse, limit=limit)
-        if hit is None or self.grain.fit(hit.tokens, len(tokens)) <= reuse:
+        n = 0 if hit is None else self.grain.fit(hit.tokens, len(tokens))
+        if hit is None or n <= reuse:
             return reuse
         self._ctx.kv_cache_seq_rm(-1, 0, -1)
         state = (ctypes.c_uint8 * len(hit.state)).from_buffer_copy(hit.state)
         if not llama_cpp.llama_state_seq_set_data(self._ctx.ctx, state, len(hit.state), 0):
             self._ctx.kv_cache_seq_rm(-1, 0, -1)  # a state this context cannot take: start over
             return 0
-        n = self.grain.fit(hit.tokens, len(tokens))  # the library drops what is past that
-        self.input_ids[:n] = tokens[:n]
+        self.input_ids[:n] = tokens[:n]  # the library drops what the state holds past that
         self.read_bytes = hit.bytes_read
         return n
 
