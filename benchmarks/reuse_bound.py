@@ -7,12 +7,13 @@ Programmer's calls, then the Feedback Integrator's) and, for every call, finds t
 prefix its tokens share with any earlier call's. From that it counts the prompt tokens a cache
 could have supplied under two rules, with nothing ever evicted or lost:
 
-- ``whole batches``: the llamacpp backend's rule (whole ``n_batch``-token batches counted from
-  the first token, and at least the prompt's last token evaluated): what the run could have
-  reused, had every earlier call's state been on this machine;
-- ``any token``: a prefix of any length: the bound of every sound finer rule (e.g. batches that
-  also end at the template's section edges);
-- ``whole batches, LRU of N MB`` (``--lru-mb N ...``): the backend's rule with one disk cache of
+- ``whole batches``: the llamacpp backend's rule before it reused whole grains of a batch
+  (whole ``n_batch``-token batches counted from the first token, and at least the prompt's last
+  token evaluated), and its rule still where a build allows no finer grain: what the run could
+  have reused, had every earlier call's state been on this machine;
+- ``any token``: a prefix of any length: the bound of every sound finer rule (whole grains of 4
+  come within 3 tokens a call of it, 15 more where a batch would be small);
+- ``whole batches, LRU of N MB`` (``--lru-mb N ...``): the whole-batch rule with one disk cache of
   N MB, least recently used evicted first, from an empty cache: each call takes the longest of
   the KV cache of its stage job's previous call and a held state, then stores its whole batches
   (the model's KV bytes per token times the tokens) unless it reused them all. It shows what the

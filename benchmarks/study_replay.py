@@ -10,9 +10,9 @@ order that rotates call by call, and the study goes on with the new path's answe
   library's own reuse of whatever prefix the previous call left, no disk cache, generation
   that runs on after the program (no ``stop_when``), and prompts evaluated on every core (the
   library's default; ``n_threads`` set generation's threads only);
-- ``new``: ramp's llamacpp backend as configured now: whole-batch reuse, the disk cache of
-  prompt prefixes (empty at the start, as for a new study), answers that end when complete,
-  ``n_threads`` for prompts too;
+- ``new``: ramp's llamacpp backend as configured now: reuse in whole grains of a batch, the
+  disk cache of prompt prefixes (empty at the start, as for a new study), answers that end
+  when complete, ``n_threads`` for prompts too;
 - ``server``: llama.cpp's server (``python -m llama_cpp.server``, what a user would run
   instead), up for the whole run, through ramp's OpenAI-compatible backend, with the model's
   ``n_threads`` for prompts and generation, as ``new`` has them;
@@ -28,6 +28,10 @@ shared evenly among them). With one task a run (``--tasks 1``) a stage call is o
 Each stage of a study is a job of its own, so ``old`` and ``new`` start every stage with an empty
 KV cache (``new`` still has its disk cache); the server keeps its state. With greedy decoding
 (the default) the parsed answers of the three paths are compared call by call.
+
+A prompt longer than the model's context ends the run there, as it would end a study (its stage
+fails with the backend's error): the call is left out of the totals, and the output says which
+call it was (``ended``). With one task a process, that is the task's end.
 
     .venv/bin/python benchmarks/study_replay.py [--model qwen2.5-coder-1.5b] [--subset paper10]
         [--tasks 5] [--offset 0] [--iterations 4] [--temperature 0] [--max-new-tokens 0]
@@ -70,7 +74,7 @@ from ramp.execution.executor import SandboxExecutor
 from ramp.io import write_text
 from ramp.languages import Language
 from ramp.llm import Completion, SamplingParams, create_llm
-from ramp.llm.base import Params, Prompt, per_prompt
+from ramp.llm.base import LLMError, Params, Prompt, per_prompt
 from ramp.llm.spec import ModelsConfig, ModelSpec
 from ramp.llm.weights import weights_path
 from ramp.methods.base import sandbox_executors
@@ -87,6 +91,16 @@ PARSERS = {
     "test_designer": lambda text, language: repr(test_designer.parse(text).tests),
     "programmer": lambda text, language: programmer.parse(text, language).code,
 }
+
+
+# How each path says a prompt is longer than its context: llama-cpp-python's ValueError (old),
+# ramp's LLMError (new, wide), the server's HTTP 400 (it counts the answer's cap too, so it
+# refuses some prompts the others take).
+OVER_CONTEXT = ("exceed context window", "does not fit its context", "maximum context length")
+
+
+class OverContext(Exception):
+    """A call whose prompt does not fit the model's context: the study ends there."""
 
 
 @dataclasses.dataclass
@@ -263,21 +277,29 @@ class Alternating:
         self.paths, self.greedy, self.language = list(paths), temperature == 0, language
         self.stage, self.rows, self.lockstep = "", [], lockstep
         self.stage_calls = 0
+        self.ended: str | None = None  # why the study ended before its budget, if it did
 
     def _measured(self, path, prompts: Sequence[Prompt],
                   params: Sequence[SamplingParams]) -> list[Measured]:
         """``path``'s answers to a stage call: all at once if it takes them so, else one
-        after another (in lockstep, before each batch it sends)."""
-        if hasattr(path, "complete_all"):
-            if self.lockstep is not None:
-                self.lockstep.wait()
-            return path.complete_all(prompts, params)
-        out = []
-        for prompt, one in zip(prompts, params, strict=True):
-            if self.lockstep is not None:
-                self.lockstep.wait()
-            out.append(path.complete(prompt, one))
-        return out
+        after another (in lockstep, before each batch it sends). A prompt over the context
+        raises OverContext."""
+        try:
+            if hasattr(path, "complete_all"):
+                if self.lockstep is not None:
+                    self.lockstep.wait()
+                return path.complete_all(prompts, params)
+            out = []
+            for prompt, one in zip(prompts, params, strict=True):
+                if self.lockstep is not None:
+                    self.lockstep.wait()
+                out.append(path.complete(prompt, one))
+            return out
+        except (ValueError, LLMError) as e:
+            if not any(words in str(e) for words in OVER_CONTEXT):
+                raise
+            raise OverContext(f"call {len(self.rows) + 1} ({self.stage}), {path.name} path: "
+                              f"{e}") from e
 
     @property
     def model_id(self) -> str:
@@ -328,28 +350,38 @@ def _row(m: Measured) -> dict[str, Any]:
 
 
 def run_study(llm: Alternating, problems, variant, iterations: int, seed: int) -> None:
-    """RAMP's stages in a study's order, each as a job of its own."""
+    """RAMP's stages in a study's order, each as a job of its own, until the budget is spent,
+    every task passes its generated tests, or a prompt does not fit the context
+    (``llm.ended`` says which call)."""
     lib = PromptLibrary.default()
     executors = sandbox_executors(workers=1)
     try:
-        llm.new_job("feedback_integrator_initial")
-        reflections = initial_reflections(problems, llm=llm, lib=lib, variant=variant, seed=seed)
-        llm.new_job("test_designer")
-        with SandboxExecutor(workers=1) as executor:  # large inputs' generators (Ruby)
-            designs = design_tests(problems, llm=llm, lib=lib, variant=variant,
-                                   executor=executor, seed=seed)
-        open_tasks = [OpenTask(p, d.tests, (r.text,))
-                      for p, d, r in zip(problems, designs, reflections, strict=True)]
-        for t in range(1, iterations + 1):
-            if not open_tasks:
-                break
-            llm.new_job(f"iteration {t}")
-            attempts = iterate(open_tasks, t, budget=iterations, llm=llm, lib=lib,
-                               variant=variant, executors=executors, seed=seed)
-            open_tasks = [next_state(o, a) for o, a in zip(open_tasks, attempts, strict=True)
-                          if not a.passed_generated]
+        _stages(llm, problems, variant, iterations, seed, lib, executors)
+    except OverContext as e:
+        llm.ended = f"prompt over the context at {e}"
+        print(f"study ended: {llm.ended}", flush=True)
     finally:
         executors.close()
+
+
+def _stages(llm: Alternating, problems, variant, iterations: int, seed: int, lib,
+            executors) -> None:
+    llm.new_job("feedback_integrator_initial")
+    reflections = initial_reflections(problems, llm=llm, lib=lib, variant=variant, seed=seed)
+    llm.new_job("test_designer")
+    with SandboxExecutor(workers=1) as executor:  # large inputs' generators (Ruby)
+        designs = design_tests(problems, llm=llm, lib=lib, variant=variant,
+                               executor=executor, seed=seed)
+    open_tasks = [OpenTask(p, d.tests, (r.text,))
+                  for p, d, r in zip(problems, designs, reflections, strict=True)]
+    for t in range(1, iterations + 1):
+        if not open_tasks:
+            break
+        llm.new_job(f"iteration {t}")
+        attempts = iterate(open_tasks, t, budget=iterations, llm=llm, lib=lib,
+                           variant=variant, executors=executors, seed=seed)
+        open_tasks = [next_state(o, a) for o, a in zip(open_tasks, attempts, strict=True)
+                      if not a.passed_generated]
 
 
 def totals(rows: list[dict], names: Sequence[str]) -> dict[str, dict]:
@@ -442,10 +474,12 @@ def combine(files: Sequence[Path]) -> dict[str, Any]:
         "temperature": runs[0]["temperature"], "max_new_tokens": runs[0]["max_new_tokens"],
         "runs": [{"file": f.name, "tasks": r["tasks"], "iterations": r["iterations"],
                   "wall_seconds": r["wall_seconds"], "machine": r["machine"],
-                  "lockstep_peers": r.get("lockstep_peers", 1)}
+                  "lockstep_peers": r.get("lockstep_peers", 1), "ended": r.get("ended")}
                  for f, r in zip(files, runs, strict=True)],
         "totals": summary, "by_role": roles, "calls": rows,
-        "report": report(summary, roles, names),
+        "report": report(summary, roles, names) + "".join(
+            f"\n{f.name} ended early: {r['ended']}" for f, r in zip(files, runs, strict=True)
+            if r.get("ended")),
     }
 
 
@@ -522,12 +556,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         wall = time.perf_counter() - start
     summary, roles = totals(llm.rows, names), by_role(llm.rows, names)
     text = report(summary, roles, names)
+    if llm.ended:
+        text += f"\nended early: {llm.ended}"
     print(text)
     write_text(args.out, json.dumps({
         "model": args.model, "spec": dataclasses.asdict(spec), "tasks": wanted,
         "iterations": args.iterations, "temperature": args.temperature,
         "lockstep_peers": args.peers if args.lockstep else 1,
-        "max_new_tokens": args.max_new_tokens, "wall_seconds": wall,
+        "max_new_tokens": args.max_new_tokens, "wall_seconds": wall, "ended": llm.ended,
         "machine": {"platform": platform.platform(), "cpus": psutil.cpu_count(),
                     "load_average": list(psutil.getloadavg())},
         "totals": summary, "by_role": roles, "calls": llm.rows, "report": text,
