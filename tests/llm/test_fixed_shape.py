@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from ramp.llm import SamplingParams, create_llm, embedded, messages
+from ramp.llm import ContextOverflow, SamplingParams, create_llm, embedded, messages
 from ramp.llm.backends.fixed_shape import pick_slot
 from ramp.llm.prefix_cache import reusable_prefix
 from ramp.llm.spec import ConfigError, ModelSpec
@@ -175,10 +175,10 @@ def test_an_answer_ends_when_its_program_is_complete(wide):
 @slow
 @model
 def test_a_prompt_over_the_context_is_one_error_naming_the_setting(wide):
-    from ramp.llm.base import LLMError
 
     long = messages(SYSTEM, ("user", SHARED * 12 + "Explain the bug."))  # ~2,000 tokens
-    with pytest.raises(LLMError, match=r"does not fit its context of 1024 tokens .*context_size"):
+    with pytest.raises(ContextOverflow,
+                       match=r"does not fit its context of 1024 tokens .*context_size"):
         wide.complete([PROMPTS[0], long], PARAMS[:2])
     (answer,) = wide.complete(PROMPTS[:1], PARAMS[0])  # still answers
     assert answer.completion_tokens > 0

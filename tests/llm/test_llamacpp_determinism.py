@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ramp.llm import CachedLLM, SamplingParams, create_llm, embedded, messages
+from ramp.llm import CachedLLM, ContextOverflow, SamplingParams, create_llm, embedded, messages
 from ramp.llm.prefix_cache import TAIL, Grain, PrefixCache
 from ramp.llm.spec import ModelSpec
 
@@ -175,10 +175,10 @@ def test_a_stored_state_is_keyed_by_the_cpu_features_of_the_build(llm):
 
 
 def test_a_prompt_over_the_context_is_one_error_naming_the_setting(llm):
-    from ramp.llm.base import LLMError
 
     long = messages(SYSTEM, ("user", SHARED * 12 + "Explain the bug."))  # ~2,000 tokens
-    with pytest.raises(LLMError, match=r"does not fit its context of 1024 tokens .*context_size"):
+    with pytest.raises(ContextOverflow,
+                       match=r"does not fit its context of 1024 tokens .*context_size"):
         llm.complete([long], PARAMS)
     (answer,) = llm.complete([FIRST], PARAMS)  # still answers
     assert answer.completion_tokens > 0

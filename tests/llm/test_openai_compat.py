@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("openai")
 
-from ramp.llm import LLMError, SamplingParams, messages
+from ramp.llm import ContextOverflow, LLMError, SamplingParams, messages
 from ramp.llm.backends.openai_compat import OpenAICompatLLM
 from ramp.llm.spec import ModelSpec
 
@@ -34,9 +34,11 @@ def _answer(text: str) -> bytes:
 
 
 class FlakyServer:
-    """Fails the first ``failures`` requests with ``status``, then echoes the last message."""
+    """Fails the first ``failures`` requests with ``status`` and ``error`` (the body's error
+    object), then echoes the last message."""
 
-    def __init__(self, failures: int, status: int = 503):
+    def __init__(self, failures: int, status: int = 503, error: dict | None = None):
+        refusal = json.dumps({"error": error or {"message": "busy"}}).encode()
         self.requests: list[dict] = []
         outer = self
 
@@ -48,7 +50,7 @@ class FlakyServer:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.end_headers()
-                    self.wfile.write(b'{"error": {"message": "busy"}}')
+                    self.wfile.write(refusal)
                     return
                 payload = _answer("echo " + body["messages"][-1]["content"])
                 self.send_response(200)
@@ -93,6 +95,37 @@ def test_gives_up_after_max_retries_naming_the_url():
         with pytest.raises(LLMError, match=f"{srv.url}.*HTTP 500"):
             llm.complete([messages(("user", "hi"))], SamplingParams())
     assert len(srv.requests) == 2
+
+
+# What servers answer to a prompt over the context, as they word it.
+OVER_CONTEXT = {
+    "llama-cpp-python, vLLM": {"message": "This model's maximum context length is 4096 tokens. "
+                               "However, you requested 4354 tokens (4254 in the messages, 100 in "
+                               "the completion). Please reduce the length of the messages or "
+                               "completion.", "type": "invalid_request_error"},
+    "llama.cpp server": {"code": 400, "type": "exceed_context_size_error",
+                         "message": "the request exceeds the available context size, try "
+                                    "increasing it"},
+    "OpenAI": {"code": "context_length_exceeded", "type": "invalid_request_error",
+               "message": "Your input exceeds the context window of this model."},
+}
+
+
+@pytest.mark.parametrize("server", sorted(OVER_CONTEXT))
+def test_a_prompt_over_the_context_is_a_context_overflow_naming_the_cap(server):
+    with FlakyServer(failures=1, status=400, error=OVER_CONTEXT[server]) as srv:
+        llm = OpenAICompatLLM(_spec(srv.url, max_retries=3))
+        with pytest.raises(ContextOverflow, match=f"{srv.url}: .*answer's cap of 100 tokens"):
+            llm.complete([messages(("user", "hi"))], SamplingParams(max_new_tokens=100))
+    assert len(srv.requests) == 1  # not retried: it cannot succeed
+
+
+def test_another_bad_request_is_no_context_overflow():
+    with FlakyServer(failures=1, status=400, error={"message": "unknown field 'seed'"}) as srv:
+        llm = OpenAICompatLLM(_spec(srv.url))
+        with pytest.raises(LLMError, match=r"HTTP 400.*unknown field") as e:
+            llm.complete([messages(("user", "hi"))], SamplingParams())
+    assert not isinstance(e.value, ContextOverflow)
 
 
 def test_unreachable_server_names_the_url():

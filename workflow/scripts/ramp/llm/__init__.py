@@ -3,7 +3,15 @@
 Importing this package loads no model library; backends import theirs when created.
 """
 
-from ramp.llm.base import LLM, ChatMessage, Completion, LLMError, SamplingParams, messages
+from ramp.llm.base import (
+    LLM,
+    ChatMessage,
+    Completion,
+    ContextOverflow,
+    LLMError,
+    SamplingParams,
+    messages,
+)
 from ramp.llm.cache import CachedLLM
 from ramp.llm.fake import FakeLLM
 from ramp.llm.registry import BACKENDS, create_llm, open_model
@@ -17,6 +25,7 @@ __all__ = [
     "ChatMessage",
     "Completion",
     "ConfigError",
+    "ContextOverflow",
     "FakeLLM",
     "LLMError",
     "ModelSpec",

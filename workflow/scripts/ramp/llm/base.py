@@ -15,6 +15,11 @@ class LLMError(RuntimeError):
     """A model could not answer (unreachable server, missing weights, replay-only miss...)."""
 
 
+class ContextOverflow(LLMError):
+    """A prompt does not fit the model's context (a server may count the answer's cap too):
+    no call with this prompt can succeed until the model's ``context_size`` grows."""
+
+
 @dataclass(frozen=True)
 class ChatMessage:
     role: str

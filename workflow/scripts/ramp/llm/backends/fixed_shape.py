@@ -35,13 +35,14 @@ import ctypes
 import time
 import weakref
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import llama_cpp
 
 from ramp.llm.answer_end import EndWatch, cut_at_end
+from ramp.llm.backends.kv_state import read_state, write_state
 from ramp.llm.base import SamplingParams, truncate_at_stop
 from ramp.llm.lookup import Lookup
 from ramp.llm.prefix_cache import PrefixCache, reusable_prefix
@@ -188,11 +189,19 @@ class FixedShapeDecoder:
 
     def _prompt(self, slot: int, tokens: Sequence[int]) -> Any:
         """Evaluate ``tokens`` alone in ``slot`` in batches from position 0; the last logits."""
-        for start in range(0, len(tokens), self.block):
-            chunk = tokens[start:start + self.block]
-            self._decode([(t, start + i, slot, i == len(chunk) - 1)
-                          for i, t in enumerate(chunk)])
+        for _ in self._evaluate(slot, tokens, 0):
+            pass
         return self._logits((len(tokens) - 1) % self.block)
+
+    def _evaluate(self, slot: int, tokens: Sequence[int], start: int) -> Iterator[int]:
+        """Evaluate ``tokens[start:]`` (``start`` a multiple of the block) in ``slot``, in the
+        batches of a fresh evaluation; yields where each batch ends. The library keeps each
+        batch's last logits; so does this, for the same bits."""
+        for begin in range(start, len(tokens), self.block):
+            chunk = tokens[begin:begin + self.block]
+            self._decode([(t, begin + i, slot, i == len(chunk) - 1)
+                          for i, t in enumerate(chunk)])
+            yield begin + len(chunk)
 
     def _drafted(self, probe: list[int], greedy: list[int], steps: int) -> list[bytes]:
         """The logits of ``probe``'s first ``steps`` + 1 tokens decoded in slot 0 alone, all
@@ -260,12 +269,8 @@ class FixedShapeDecoder:
         answer.reused = reuse
         whole = len(tokens) // self.block * self.block
         began = time.perf_counter()
-        for start in range(reuse, len(tokens), self.block):
-            chunk = tokens[start:start + self.block]
-            # The library keeps each batch's last logits; so does this, for the same bits.
-            self._decode([(t, start + i, index, i == len(chunk) - 1)
-                          for i, t in enumerate(chunk)])
-            if start + len(chunk) == whole:
+        for end in self._evaluate(index, tokens, reuse):
+            if end == whole:
                 # Stored now, not when the call ends: a call of the same prompt starting in
                 # another slot meanwhile (a task's candidates) loads it instead of evaluating.
                 self.stats.prompt_seconds += time.perf_counter() - began
@@ -295,8 +300,7 @@ class FixedShapeDecoder:
         if hit is None or n <= reuse:
             return reuse, 0
         llama_cpp.llama_memory_seq_rm(self._mem, index, 0, -1)
-        state = (ctypes.c_uint8 * len(hit.state)).from_buffer_copy(hit.state)
-        if not llama_cpp.llama_state_seq_set_data(self._ctx, state, len(hit.state), index):
+        if not write_state(self._ctx, index, hit.state):
             llama_cpp.llama_memory_seq_rm(self._mem, index, 0, -1)
             return 0, 0  # a state this context cannot take: start over
         return n, hit.bytes_read  # the caller drops what the state holds past that
@@ -385,7 +389,4 @@ class FixedShapeDecoder:
         disk cache; the bytes written."""
         if self.prefix_cache is None:
             return 0
-        size = llama_cpp.llama_state_seq_get_size(self._ctx, index)
-        state = (ctypes.c_uint8 * size)()
-        n = llama_cpp.llama_state_seq_get_data(self._ctx, state, size, index)
-        return self.prefix_cache.put(held, ctypes.string_at(state, n))
+        return self.prefix_cache.put(held, read_state(self._ctx, index))

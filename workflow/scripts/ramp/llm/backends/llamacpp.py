@@ -28,7 +28,16 @@ from llama_cpp import Llama
 
 from ramp.llm.answer_end import EndWatch, cut_at_end
 from ramp.llm.backends.fixed_shape import FixedShapeDecoder, Request
-from ramp.llm.base import Completion, LLMError, Params, Prompt, SamplingParams, per_prompt
+from ramp.llm.backends.kv_state import read_state, write_state
+from ramp.llm.base import (
+    Completion,
+    ContextOverflow,
+    LLMError,
+    Params,
+    Prompt,
+    SamplingParams,
+    per_prompt,
+)
 from ramp.llm.prefix_cache import TAIL, Grain, PrefixCache, reusable_prefix
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
@@ -150,8 +159,7 @@ class BlockReuseLlama(Llama):
         if hit is None or n <= reuse:
             return reuse
         self._ctx.kv_cache_seq_rm(-1, 0, -1)
-        state = (ctypes.c_uint8 * len(hit.state)).from_buffer_copy(hit.state)
-        if not llama_cpp.llama_state_seq_set_data(self._ctx.ctx, state, len(hit.state), 0):
+        if not write_state(self._ctx.ctx, 0, hit.state):
             self._ctx.kv_cache_seq_rm(-1, 0, -1)  # a state this context cannot take: start over
             return 0
         self.input_ids[:n] = tokens[:n]  # the library drops what the state holds past that
@@ -166,11 +174,8 @@ class BlockReuseLlama(Llama):
             return 0
         self._ctx.kv_cache_seq_rm(-1, self.whole, -1)
         self.n_tokens = self.whole
-        size = llama_cpp.llama_state_seq_get_size(self._ctx.ctx, 0)
-        state = (ctypes.c_uint8 * size)()
-        n = llama_cpp.llama_state_seq_get_data(self._ctx.ctx, state, size, 0)
         return self.prefix_cache.put(self.input_ids[: self.whole].tolist(),
-                                     ctypes.string_at(state, n))
+                                     read_state(self._ctx.ctx, 0))
 
     def _watched(self, inner: Iterator[int], prompt: list[int]) -> Iterator[int]:
         watch, answer = self.end_watch, []
@@ -308,8 +313,8 @@ class LlamaCppLLM:
     def model_id(self) -> str:
         return self._model_id
 
-    def _too_long(self, why: str) -> LLMError:
-        return LLMError(
+    def _too_long(self, why: str) -> ContextOverflow:
+        return ContextOverflow(
             f"model {self._model_id}: a prompt does not fit its context of "
             f"{self.llm.n_ctx()} tokens ({why}); raise the model's context_size "
             f"(models.entries.<name>.context_size in the config)"

@@ -14,10 +14,29 @@ from concurrent.futures import ThreadPoolExecutor
 import openai
 
 from ramp.llm.answer_end import cut_at_end
-from ramp.llm.base import Completion, LLMError, Params, Prompt, SamplingParams, per_prompt
+from ramp.llm.base import (
+    Completion,
+    ContextOverflow,
+    LLMError,
+    Params,
+    Prompt,
+    SamplingParams,
+    per_prompt,
+)
 from ramp.llm.spec import ModelSpec
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
+
+# How servers refuse a prompt over the context (HTTP 400): OpenAI's error code, the message of
+# vLLM and llama-cpp-python's server, the error type and message of llama.cpp's own server.
+OVER_CONTEXT = ("context_length_exceeded", "maximum context length", "exceed_context_size",
+                "exceeds the available context size")
+
+
+def over_context(e: openai.APIStatusError) -> bool:
+    """Whether the server refused the request because it does not fit the model's context."""
+    said = f"{e.code} {e.type} {e.message}"
+    return e.status_code == 400 and any(words in said for words in OVER_CONTEXT)
 
 
 def base_url_of(spec: ModelSpec) -> str:
@@ -64,6 +83,13 @@ class OpenAICompatLLM:
                 f"(after {self.spec.max_retries} retries): {e}"
             ) from e
         except openai.APIStatusError as e:
+            if over_context(e):
+                raise ContextOverflow(
+                    f"server at {self.base_url}: a prompt does not fit model "
+                    f"{self.spec.weights!r}'s context with its answer's cap of "
+                    f"{params.max_new_tokens} tokens ({e.message}); raise the server's "
+                    "context size"
+                ) from e
             raise LLMError(
                 f"server at {self.base_url} answered HTTP {e.status_code} for model "
                 f"{self.spec.weights!r}: {e.message}"
