@@ -74,7 +74,7 @@ from ramp.execution.executor import SandboxExecutor
 from ramp.io import write_text
 from ramp.languages import Language
 from ramp.llm import Completion, SamplingParams, create_llm
-from ramp.llm.base import LLMError, Params, Prompt, per_prompt
+from ramp.llm.base import ContextOverflow, Params, Prompt, per_prompt
 from ramp.llm.spec import ModelsConfig, ModelSpec
 from ramp.llm.weights import weights_path
 from ramp.methods.base import sandbox_executors
@@ -91,12 +91,6 @@ PARSERS = {
     "test_designer": lambda text, language: repr(test_designer.parse(text).tests),
     "programmer": lambda text, language: programmer.parse(text, language).code,
 }
-
-
-# How each path says a prompt is longer than its context: llama-cpp-python's ValueError (old),
-# ramp's LLMError (new, wide), the server's HTTP 400 (it counts the answer's cap too, so it
-# refuses some prompts the others take).
-OVER_CONTEXT = ("exceed context window", "does not fit its context", "maximum context length")
 
 
 class OverContext(Exception):
@@ -155,10 +149,16 @@ def old_path(path: Path, spec: ModelSpec) -> InProcess:
 
     def call(prompt: Prompt, params: SamplingParams) -> Completion:
         start = time.perf_counter()
-        out = llama.create_chat_completion(
-            messages=[{"role": m.role, "content": m.content} for m in prompt],
-            temperature=params.temperature, top_p=params.top_p,
-            max_tokens=params.max_new_tokens, seed=params.seed, stop=list(params.stop) or None)
+        try:
+            out = llama.create_chat_completion(
+                messages=[{"role": m.role, "content": m.content} for m in prompt],
+                temperature=params.temperature, top_p=params.top_p,
+                max_tokens=params.max_new_tokens, seed=params.seed,
+                stop=list(params.stop) or None)
+        except ValueError as e:  # llama-cpp-python's word for it
+            if "exceed context window" not in str(e):
+                raise
+            raise ContextOverflow(str(e)) from e
         choice, usage = out["choices"][0], out["usage"]
         return Completion(choice["message"]["content"] or "", choice["finish_reason"],
                           usage["prompt_tokens"], usage["completion_tokens"],
@@ -295,9 +295,7 @@ class Alternating:
                     self.lockstep.wait()
                 out.append(path.complete(prompt, one))
             return out
-        except (ValueError, LLMError) as e:
-            if not any(words in str(e) for words in OVER_CONTEXT):
-                raise
+        except ContextOverflow as e:  # each path says so its own way (old: a ValueError)
             raise OverContext(f"call {len(self.rows) + 1} ({self.stage}), {path.name} path: "
                               f"{e}") from e
 
@@ -351,16 +349,20 @@ def _row(m: Measured) -> dict[str, Any]:
 
 def run_study(llm: Alternating, problems, variant, iterations: int, seed: int) -> None:
     """RAMP's stages in a study's order, each as a job of its own, until the budget is spent,
-    every task passes its generated tests, or a prompt does not fit the context
-    (``llm.ended`` says which call)."""
+    every task passes its generated tests, a prompt does not fit the context, or the run is
+    interrupted (SIGINT: the calls all paths have answered are kept; ``llm.ended`` says
+    which call ended it)."""
     lib = PromptLibrary.default()
     executors = sandbox_executors(workers=1)
     try:
         _stages(llm, problems, variant, iterations, seed, lib, executors)
     except OverContext as e:
         llm.ended = f"prompt over the context at {e}"
-        print(f"study ended: {llm.ended}", flush=True)
+    except KeyboardInterrupt:
+        llm.ended = f"interrupted after call {len(llm.rows)} ({llm.stage})"
     finally:
+        if llm.ended:
+            print(f"study ended: {llm.ended}", flush=True)
         executors.close()
 
 
@@ -505,6 +507,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--lockstep", type=Path, metavar="DIR",
                     help="run each path at the same time as --peers processes sharing DIR")
     ap.add_argument("--peers", type=int, default=2)
+    ap.add_argument("--kv-dir", type=Path, metavar="DIR",
+                    help="the disk cache of prompt prefixes (empty it first), e.g. one the "
+                         "--lockstep peers share as a study's jobs do (default: one of the "
+                         "run's own, in a temporary folder)")
     ap.add_argument("--rank", type=int, default=0, help="this process's number, 0..peers-1")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "benchmarks" /
                     "study_replay.json")
@@ -536,12 +542,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     path = weights_path(spec)
     with tempfile.TemporaryDirectory(prefix="study-replay-") as tmp:
         paths: list = [old_path(path, spec)] if "old" in args.paths else []
-        paths.append(new_path(spec, Path(tmp) / "kv", 4 * 2**30))
+        kv = args.kv_dir or Path(tmp)
+        paths.append(new_path(spec, kv / "kv", 4 * 2**30))
         server = Server(path, spec, Path(tmp) / "server.log") if "server" in args.paths else None
         if server:
             paths.append(server)
         if "wide" in args.paths:
-            paths.append(Together(spec, args.width, Path(tmp) / "kv-wide", 4 * 2**30))
+            paths.append(Together(spec, args.width, kv / "kv-wide", 4 * 2**30))
         names = [p.name for p in paths]
         lockstep = Lockstep(args.lockstep, args.rank, args.peers) if args.lockstep else None
         llm = Alternating(paths, args.temperature, problems[0].language, lockstep)
