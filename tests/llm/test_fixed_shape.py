@@ -175,7 +175,6 @@ def test_an_answer_ends_when_its_program_is_complete(wide):
 @slow
 @model
 def test_a_prompt_over_the_context_is_one_error_naming_the_setting(wide):
-
     long = messages(SYSTEM, ("user", SHARED * 12 + "Explain the bug."))  # ~2,000 tokens
     with pytest.raises(ContextOverflow,
                        match=r"does not fit its context of 1024 tokens .*context_size"):

@@ -175,7 +175,6 @@ def test_a_stored_state_is_keyed_by_the_cpu_features_of_the_build(llm):
 
 
 def test_a_prompt_over_the_context_is_one_error_naming_the_setting(llm):
-
     long = messages(SYSTEM, ("user", SHARED * 12 + "Explain the bug."))  # ~2,000 tokens
     with pytest.raises(ContextOverflow,
                        match=r"does not fit its context of 1024 tokens .*context_size"):
@@ -183,3 +182,24 @@ def test_a_prompt_over_the_context_is_one_error_naming_the_setting(llm):
     (answer,) = llm.complete([FIRST], PARAMS)  # still answers
     assert answer.completion_tokens > 0
 
+
+
+def test_the_grain_is_measured_once_and_kept_beside_the_stored_states(llm, tmp_path,
+                                                                      monkeypatch):
+    """A study's jobs share the disk cache's folder: the first job measures the grain (a
+    property of model, build and CPU), the next ones read it; an unreadable record is measured
+    again."""
+    from ramp.llm.backends import llamacpp
+
+    def load():
+        return create_llm(ModelSpec(**SPEC), prefix_dir=tmp_path, prefix_max_bytes=2**30)
+
+    assert load().llm.grain == llm.llm.grain  # measured, as without a folder
+    (kept,) = tmp_path.glob("grain-*.json")
+    measured = []
+    monkeypatch.setattr(llamacpp, "reuse_grain",
+                        lambda *a: measured.append(a) or llamacpp.Grain(8, 32, TAIL))
+    assert load().llm.grain == llm.llm.grain and not measured
+    kept.write_text("{not json", encoding="utf-8")
+    assert load().llm.grain == llamacpp.Grain(8, 32, TAIL) and len(measured) == 1
+    assert json.loads(kept.read_text(encoding="utf-8"))["block"] == 8

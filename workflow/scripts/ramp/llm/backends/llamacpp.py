@@ -18,6 +18,9 @@ decodes up to W of them together, always W sequences a step, under the same rule
 from __future__ import annotations
 
 import ctypes
+import dataclasses
+import hashlib
+import json
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -26,6 +29,7 @@ from typing import Any
 import llama_cpp
 from llama_cpp import Llama
 
+from ramp.io import write_text
 from ramp.llm.answer_end import EndWatch, cut_at_end
 from ramp.llm.backends.fixed_shape import FixedShapeDecoder, Request
 from ramp.llm.backends.kv_state import read_state, write_state
@@ -277,11 +281,28 @@ class LlamaCppLLM:
         if spec.chat_template:
             self.llm.chat_handler = _chat_handler(spec.chat_template, self.llm)
         probe = self.llm.tokenize((_PROBE * 16).encode("utf-8"))
-        self.llm.grain = reuse_grain(self.llm, probe)
         if prefix_dir is not None and prefix_max_bytes > 0:
+            self.llm.grain = self._kept_grain(probe, prefix_dir)
             self.llm.prefix_cache = PrefixCache(
                 prefix_dir, self.state_identity, self.llm.grain.block, prefix_max_bytes)
+        else:
+            self.llm.grain = reuse_grain(self.llm, probe)
         self.wide = None if spec.decode_width == 1 else self._decoder(spec)
+
+    def _kept_grain(self, probe: Sequence[int], folder: Path) -> Grain:
+        """:func:`reuse_grain` here, measured once for the state identity (model, build, CPU
+        features: what decides it) and kept in ``folder``, where a study's jobs find it."""
+        identity = self.state_identity
+        path = folder / f"grain-{hashlib.sha256(identity.encode()).hexdigest()[:16]}.json"
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            if kept.pop("identity") == identity and all(type(v) is int for v in kept.values()):
+                return Grain(**kept)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            pass  # not measured yet, or unreadable: measured again
+        grain = reuse_grain(self.llm, probe)
+        write_text(path, json.dumps({"identity": identity, **dataclasses.asdict(grain)}))
+        return grain
 
     def _decoder(self, spec: ModelSpec) -> FixedShapeDecoder:
         """The decoder of ``spec.decode_width`` sequences a step, once it has shown that this
