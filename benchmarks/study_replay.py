@@ -54,6 +54,7 @@ import argparse
 import dataclasses
 import json
 import platform
+import signal
 import socket
 import subprocess
 import sys
@@ -347,13 +348,18 @@ def _row(m: Measured) -> dict[str, Any]:
             "generation_seconds": m.generation_seconds}
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def run_study(llm: Alternating, problems, variant, iterations: int, seed: int) -> None:
     """RAMP's stages in a study's order, each as a job of its own, until the budget is spent,
     every task passes its generated tests, a prompt does not fit the context, or the run is
-    interrupted (SIGINT: the calls all paths have answered are kept; ``llm.ended`` says
-    which call ended it)."""
+    interrupted (SIGINT or SIGTERM: the calls all paths have answered are kept; ``llm.ended``
+    says which call ended it)."""
     lib = PromptLibrary.default()
     executors = sandbox_executors(workers=1)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` a run in the background likewise
     try:
         _stages(llm, problems, variant, iterations, seed, lib, executors)
     except OverContext as e:
