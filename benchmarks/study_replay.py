@@ -11,8 +11,9 @@ order that rotates call by call, and the study goes on with the new path's answe
   that runs on after the program (no ``stop_when``), and prompts evaluated on every core (the
   library's default; ``n_threads`` set generation's threads only);
 - ``new``: ramp's llamacpp backend as configured now: reuse in whole grains of a batch, the
-  disk cache of prompt prefixes (empty at the start, as for a new study), answers that end
-  when complete, ``n_threads`` for prompts too;
+  disk cache of prompt prefixes (empty at the start, as for a new study; ``--kv-dir`` puts it
+  where processes in lockstep share it, as a study's jobs do), answers that end when
+  complete, ``n_threads`` for prompts too;
 - ``server``: llama.cpp's server (``python -m llama_cpp.server``, what a user would run
   instead), up for the whole run, through ramp's OpenAI-compatible backend, with the model's
   ``n_threads`` for prompts and generation, as ``new`` has them;
@@ -31,11 +32,13 @@ KV cache (``new`` still has its disk cache); the server keeps its state. With gr
 
 A prompt longer than the model's context ends the run there, as it would end a study (its stage
 fails with the backend's error): the call is left out of the totals, and the output says which
-call it was (``ended``). With one task a process, that is the task's end.
+call it was (``ended``). With one task a process, that is the task's end. Ctrl-C or ``kill``
+(SIGINT, SIGTERM) ends it likewise, writing the calls every path has answered.
 
     .venv/bin/python benchmarks/study_replay.py [--model qwen2.5-coder-1.5b] [--subset paper10]
         [--tasks 5] [--offset 0] [--iterations 4] [--temperature 0] [--max-new-tokens 0]
-        [--paths old new server wide] [--width 4] [--out results/benchmarks/study_replay.json]
+        [--paths old new server wide] [--width 4] [--kv-dir DIR]
+        [--out results/benchmarks/study_replay.json]
     .venv/bin/python benchmarks/study_replay.py --combine A.json B.json [--out ...]
 
 Writes results/benchmarks/study_replay.json (every call, and the totals) and prints the totals.
