@@ -148,6 +148,8 @@ class InProcess:
 def old_path(path: Path, spec: ModelSpec) -> InProcess:
     from llama_cpp import Llama
 
+    from ramp.llm.backends.llamacpp import over_context
+
     llama = Llama(model_path=str(path), n_ctx=spec.context_size, n_threads=spec.n_threads or None,
                   verbose=False)
 
@@ -160,7 +162,7 @@ def old_path(path: Path, spec: ModelSpec) -> InProcess:
                 max_tokens=params.max_new_tokens, seed=params.seed,
                 stop=list(params.stop) or None)
         except ValueError as e:  # llama-cpp-python's word for it
-            if "exceed context window" not in str(e):
+            if not over_context(e):
                 raise
             raise ContextOverflow(str(e)) from e
         choice, usage = out["choices"][0], out["usage"]

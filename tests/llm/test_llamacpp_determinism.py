@@ -183,7 +183,6 @@ def test_a_prompt_over_the_context_is_one_error_naming_the_setting(llm):
     assert answer.completion_tokens > 0
 
 
-
 def test_the_grain_is_measured_once_and_kept_beside_the_stored_states(llm, tmp_path,
                                                                       monkeypatch):
     """A study's jobs share the disk cache's folder: the first job measures the grain (a

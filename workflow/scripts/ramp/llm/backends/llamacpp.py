@@ -64,6 +64,11 @@ def _chat_handler(template_file: str, llm: Llama) -> object:
     return formatter.to_chat_handler()
 
 
+def over_context(e: ValueError) -> bool:
+    """Whether llama-cpp-python raised ``e`` for a prompt longer than the context."""
+    return "exceed context window" in str(e)
+
+
 def check_build(system_info: str) -> None:
     """Refuse a llama.cpp built with its Intel AMX kernels (``system_info`` is its
     ``llama_print_system_info``): they crash the process (SIGSEGV in ggml_backend_amx_mul_mat,
@@ -354,7 +359,7 @@ class LlamaCppLLM:
                 stop=list(params.stop) or None,
             )
         except ValueError as e:
-            if "exceed context window" not in str(e):
+            if not over_context(e):
                 raise
             raise self._too_long(str(e)) from e
         finally:
