@@ -149,3 +149,18 @@ def test_agent_modules_and_prompt_folders_pair_by_name():
     agents = {p.stem for p in (PACKAGE / "agents").glob("*.py")} - {"__init__", "traces"}
     folders = {p.name for p in (REPO / "prompts").iterdir() if p.is_dir()} - {"baselines"}
     assert agents == folders
+
+
+# The one hole in the trust boundary (ramp.hidden_feedback): the modules that may name it.
+HIDDEN_FEEDBACK_USERS = {"ramp.methods.base", "ramp.methods.ramp", "ramp.methods.stages"}
+
+
+def test_only_the_stages_and_the_method_context_reach_the_hidden_feedback():
+    users = {n for n, imports in GRAPH.items() if "ramp.hidden_feedback" in imports}
+    assert users == HIDDEN_FEEDBACK_USERS
+    # A method reads it through ramp.methods.base.feedback_tests, never by itself.
+    for name in REPAIR_SIDE:
+        if name in HIDDEN_FEEDBACK_USERS:
+            continue
+        source = MODULES[name].read_text(encoding="utf-8")
+        assert "ctx.hidden.of" not in source and "HiddenFeedback" not in source, name

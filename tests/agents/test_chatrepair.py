@@ -54,7 +54,9 @@ def test_buggy_program_passing_the_samples_is_said_so(task, lib, executors):
     agents = ScriptedAgents(chatrepair=[ruby(RIGHT)])
     run(agents, lucky, lib, executors)
     first = agents.prompts["chatrepair"][0][-1].content
-    assert "It passes the sample tests but gives wrong results on other tests." in first
+    # What the method knows, and no more: wrong somewhere, not how (not "wrong results").
+    assert "It passes the sample tests, but it is known to be incorrect" in first
+    assert "wrong results" not in first
     assert "It fails the following test" not in first
 
 

@@ -127,7 +127,7 @@ def test_chatrepair_runs_the_buggy_cpp_program_on_the_samples_first(tasks, execu
                         executors=executors, budget=3)
     first, second = chatrepair.repair(task, ctx)
     # The buggy program passes the statement's one sample: no failing test to show.
-    assert "It passes the sample tests but gives wrong results" in \
+    assert "It passes the sample tests, but it is known to be incorrect" in \
         agents.prompts["chatrepair"][0][-1].content
     assert first.verdicts == ("RUNTIME_ERROR",) and second.passed_generated
     # The conversation keeps the failed candidate as a C++ block.

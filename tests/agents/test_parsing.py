@@ -119,7 +119,15 @@ def test_parse_six_tests_with_drops():
     assert parsed.tests[1].output == "5\n"
     assert parsed.tests[3].generator.startswith("puts 100000")
     assert parsed.tests[3].input == ""
+    # The model never saw the generated input: its "expected output" is not taken.
+    assert parsed.tests[3].output == "" and parsed.tests[3].to_case("1\n").outputs == ()
     assert parsed.dropped == ("test 4: empty expected output", "test 6: no expected output")
+
+
+def test_a_generator_needs_no_output_block():
+    answer = "### Test 1 (large)\nGenerator:\n```ruby\nputs 10**5\n```\n"
+    (test,) = parse_generated_tests(answer).tests
+    assert test.generator == "puts 10**5\n" and test.to_case("100000\n").outputs == ()
 
 
 def test_parse_json_list():

@@ -205,8 +205,19 @@ def test_a_task_s_next_programmer_prompt_extends_its_last_one(task, lib, executo
         assert after.startswith(fixed)
 
 
-def test_the_feedback_integrator_sees_its_earlier_reflections(task, lib, executor):
+def test_the_feedback_integrator_sees_the_paper_s_context_alone(task, lib, executor):
+    """Step 4, e_t+1 = R_f(C, d, tau_t): the problem, the buggy program, the current candidate
+    and its traces; no earlier reflection."""
     agents = _two_failures(task, lib, executor, Variant())
+    first, second = (p[-1].content for p in agents.prompts["feedback"])
+    for prompt in (first, second):
+        assert "Earlier analysis" not in prompt and "E0:" not in prompt
+        assert "WRONG_ANSWER" in prompt and "Latest attempted fix" in prompt
+    assert "E1:" not in second
+
+
+def test_the_history_switch_shows_every_earlier_reflection(task, lib, executor):
+    agents = _two_failures(task, lib, executor, Variant(feedback_history=True))
     first, second = (p[-1].content for p in agents.prompts["feedback"])
     assert "Earlier analysis 1:\nE0: multiplies by 3." in first
     assert "Earlier analysis 1:\nE0: multiplies" in second

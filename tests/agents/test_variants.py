@@ -1,5 +1,6 @@
 """Variants are data: the config's presets build, and the schema knows every field."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,23 @@ def test_zero_shot_is_one_programmer_call(task, lib):
     prompt = agents.prompts["programmer"][0]
     assert "Let's think step by step" not in prompt[-1].content  # no few-shot CoT
     assert [m.role for m in prompt] == ["system", "user"]
+
+
+def test_the_notes_follow_the_samples_in_the_programmer_s_view(task, lib):
+    """Notes often walk through the sample tests: without samples, no notes in the Programmer's
+    prompt; with them, both. The other agents see the notes either way."""
+    from ramp.agents import feedback_integrator, programmer, test_designer
+
+    noted = dataclasses.replace(task, notes="For n = 3 the answer is 6.")
+    plain = programmer.prompt(lib, noted, Variant(), ["e0"])[-1].content
+    shown = programmer.prompt(lib, noted, Variant(include_samples=True), ["e0"])[-1].content
+    assert "For n = 3" not in plain and "Sample input" not in plain
+    assert "Notes:\nFor n = 3 the answer is 6." in shown and "Sample input 1" in shown
+    assert "For n = 3" in test_designer.prompt(lib, noted)[-1].content
+    assert "For n = 3" in feedback_integrator.initial_prompt(lib, noted, Variant())[-1].content
+
+
+def test_the_test_designer_answers_under_its_own_cap():
+    v = Variant()
+    assert v.test_params(3).max_new_tokens == 1024 and v.analysis_params(3).max_new_tokens == 512
+    assert Variant(test_max_tokens=2048).test_params(0).max_new_tokens == 2048

@@ -166,3 +166,32 @@ def test_prefix_reuse_per_stage_its_hit_rate_and_unknown_for_older_tables():
     assert pd.isna(c.loc[("full", "test_designer"), "prefix_hit_rate"])
     assert pd.isna(c.loc[("full", "total"), "reused_prompt_tokens"])
     assert c.loc[("full", "programmer"), "reused_prompt_tokens"] == 192
+
+
+def test_cut_answers_and_the_samples_fallback_are_counted_per_agent():
+    tasks = [make_task("a", "P"), make_task("b", "P")]
+    attempts = pd.DataFrame([
+        {"task_id": "a", "iteration": 1, "code": "x", "exec_seconds": 1.0,
+         **_role("programmer", "p", 100, 2.0), "programmer_finish_reason": "length",
+         **_role("feedback", "f", 10, 0.5), "feedback_finish_reason": "over_context"},
+        {"task_id": "b", "iteration": 1, "code": "x", "exec_seconds": 1.0,
+         **_role("programmer", "p", 100, 2.0), "programmer_finish_reason": "stop",
+         **_role("feedback", "", 0, 0.0), "feedback_finish_reason": ""},
+    ])
+    validated = hidden_attempts([("a", 1, False, False), ("b", 1, False, False)]).assign(
+        has_code=True, hidden_seconds=1.0, hidden_peak_memory_mb=10.0)
+    reflections = pd.DataFrame([{"task_id": t, **_role("reflection", "r", 50, 1.5),
+                                 "reflection_finish_reason": "stop"} for t in "ab"])
+    tests = pd.DataFrame([{"task_id": t, **_role("test_design", "t", 80, 2.5),
+                           "test_design_finish_reason": r, "source": s}
+                          for t, r, s in (("a", "length", "generated"), ("b", "stop", "samples"))])
+    costs = cost_table(attempts, reflections, tests, validated, task_scores(validated, tasks, 1))
+    c = costs.set_index(["policy", "stage"])
+    assert c.loc[("full", "programmer"), ["cut_by_cap", "cut_by_context"]].tolist() == [1, 0]
+    assert c.loc[("full", "feedback_integrator"), "cut_by_context"] == 1
+    assert c.loc[("full", "test_designer"), ["cut_by_cap", "samples_fallback"]].tolist() == [1, 1]
+    assert c.loc[("full", "total"), ["cut_by_cap", "cut_by_context"]].tolist() == [2, 1]
+    # Tables from before finish reasons were recorded: unknown, not zero.
+    old = cost_table(attempts.drop(columns=["programmer_finish_reason"]), reflections, tests,
+                     validated, task_scores(validated, tasks, 1))
+    assert pd.isna(old.set_index(["policy", "stage"]).loc[("full", "programmer"), "cut_by_cap"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import matplotlib
@@ -11,8 +12,8 @@ import pytest
 from ramp.analysis import stages
 from ramp.figures import plots, tables
 from ramp.figures.render import combine_summaries, figure_paths, render_study
-from ramp.figures.study import RUN_FILES, Method, load_study
-from ramp.runs import RunId
+from ramp.figures.study import RUN_FILES, Method, hidden_runs, load_study
+from ramp.runs import RunId, identities
 from ramp.task_table import write_tasks
 
 from .conftest import EchoRunner, make_task
@@ -574,3 +575,32 @@ def test_the_summary_sets_the_paper_s_numbers_for_the_study_s_language_beside_ou
     older = replace(study, task_scores=study.task_scores.drop(columns="language"))
     assert older.language is None
     assert "beside ours" not in render_study(older, tmp_path / "older")
+
+
+def test_a_method_fed_the_hidden_tests_is_labelled_and_has_no_strict_score(study):
+    scores = study.scores.assign(hidden_feedback=study.scores["variant"] == "zero_shot")
+    methods = tuple(Method(r.model, r.variant, r in hidden_runs(scores))
+                    for r in identities(scores))
+    labelled = dataclasses.replace(study, scores=scores, methods=methods)
+    t1 = tables.table1(labelled).set_index("method")
+    row = t1.loc["zero_shot [hidden-test feedback]"]
+    assert pd.isna(row["strict pass@1"]) and pd.isna(row["strict (per problem)"])
+    assert row["strict 95% CI"] == "" and row["cumulative pass@1"] == pytest.approx(
+        tables.table1(study).set_index("method").loc["zero_shot", "cumulative pass@1"])
+    assert "zero_shot" not in t1.index and t1.loc["ramp", "strict pass@1"] == pytest.approx(33.3)
+    assert labelled.name(methods[1]).endswith("[hidden-test feedback]")
+
+
+def test_the_truncation_table_counts_cut_answers_per_agent(study):
+    costs = study.costs.copy()
+    full = (costs["policy"] == "full") & (costs["stage"] == "programmer")
+    costs.loc[full, "cut_by_cap"] = 2
+    costs.loc[full, "cut_by_context"] = 1
+    table = tables.truncation(dataclasses.replace(study, costs=costs))
+    programmer = table[table["agent"] == "programmer"].set_index("variant")
+    assert programmer.loc["ramp", "cut by the answer cap"] == 2
+    assert programmer.loc["ramp", "cut by the context (not sent)"] == 1
+    assert set(table["agent"]) >= {"programmer", "test_designer"}
+    assert "hidden_validation" not in set(table["agent"])
+    old = study.costs.drop(columns=["cut_by_cap", "cut_by_context", "samples_fallback"])
+    assert tables.truncation(dataclasses.replace(study, costs=old)).empty

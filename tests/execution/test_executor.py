@@ -37,6 +37,15 @@ def test_wrong_answer(executor: SandboxExecutor) -> None:
     assert one(executor, "puts 4").verdict is Verdict.WRONG_ANSWER
 
 
+def test_a_test_without_a_known_output_checks_only_that_the_program_ends_well(
+    executor: SandboxExecutor,
+) -> None:
+    unknown = TestCase("1 2\n", (), "large")
+    assert one(executor, "puts 4", unknown).verdict is Verdict.PASSED
+    assert one(executor, "x = nil\nx.foo\n", unknown).verdict is Verdict.RUNTIME_ERROR
+    assert one(executor, "loop {}", unknown).verdict is Verdict.TIME_LIMIT_EXCEEDED
+
+
 def test_runtime_error_keeps_stderr_tail(executor: SandboxExecutor) -> None:
     r = one(executor, "x = nil\nx.foo\n")
     assert r.verdict is Verdict.RUNTIME_ERROR

@@ -112,3 +112,18 @@ def test_the_config_names_committed_answers():
     config = ModelsConfig.from_dict({"use": [], "entries": {},
                                      "cache": {"committed": ["data/answers"]}})
     assert config.cache.committed == ("data/answers",)
+
+
+def test_a_replayed_study_s_folder_packs_exactly_the_answers_it_used(tmp_path):
+    """A committed answer replayed is copied into the cache folder: a fresh folder ends up with
+    the answers its study used, so packing it prunes the ones no study asks for any more."""
+    recorded, prompts = _record(tmp_path, ["one", "two"])
+    out = tmp_path / "committed" / "study.jsonl.gz"
+    answers.export(answers.cache_entries(tmp_path / "cache"), out)
+    fresh = tmp_path / "fresh"
+    replay = CachedLLM(FakeLLM(model_id="m"), fresh, "replay-only",
+                       committed=answers.load([out.parent]))
+    assert replay.complete(prompts[:1], PARAMS) == recorded[:1]  # the study now asks one
+    pruned = tmp_path / "pruned.jsonl.gz"
+    assert answers.main(answers_args(fresh, pruned, update=False)) == 0
+    assert [c.text for c in answers.load([pruned]).values()] == ["one"]

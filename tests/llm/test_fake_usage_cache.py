@@ -1,10 +1,13 @@
+import dataclasses
+import json
+
 import pandas as pd
 import pytest
 
-from ramp.io import write_parquet
+from ramp.io import write_parquet, write_text
 from ramp.llm import CachedLLM, FakeLLM, LLMError, SamplingParams, UsageLog, messages
-from ramp.llm.base import LLM
-from ramp.llm.cache import cache_key
+from ramp.llm.base import LLM, Completion
+from ramp.llm.cache import cache_key, replayable
 
 P1 = messages(("system", "You fix Ruby."), ("user", "fix: puts 1+"))
 P2 = messages(("user", "write tests"))
@@ -177,3 +180,37 @@ def test_progress_says_how_many_calls_are_done_and_about_how_long_is_left(tmp_pa
     lines = [r.getMessage() for r in caplog.records if "model calls" in r.getMessage()]
     assert lines[0].startswith("model calls: 1/2 new done, 1 replayed from the cache (")
     assert "min left)" in lines[0]
+
+
+def _stored(reason, prompt_tokens=100, completion_tokens=50):
+    return Completion("x", reason, prompt_tokens, completion_tokens, 1.0)
+
+
+def test_an_answer_the_context_cut_is_never_replayed():
+    cap = SamplingParams(max_new_tokens=64)
+    # Cut before its cap: the context it was recorded under stopped it.
+    assert replayable(_stored("length", completion_tokens=50), cap, 8192) is None
+    assert replayable(_stored("length", completion_tokens=50), cap, None) is None
+    # Ended, or cut by its own cap: the same under any context that holds prompt and cap.
+    for stored in (_stored("stop"), _stored("length", completion_tokens=64)):
+        assert replayable(stored, cap, 8192) is stored
+        assert replayable(stored, cap, 164) is stored
+        over = replayable(stored, cap, 163)
+        assert (over.finish_reason, over.text, over.prompt_tokens) == ("over_context", "", 100)
+    # Not sent for want of room: asked again once the context has it.
+    assert replayable(_stored("over_context", completion_tokens=0), cap, 8192) is None
+    kept = _stored("over_context", completion_tokens=0)
+    assert replayable(kept, cap, 150) is kept
+
+
+def test_a_replay_only_cache_refuses_an_answer_cut_by_the_context(tmp_path):
+    params = SamplingParams(max_new_tokens=64)
+    cached = CachedLLM(FakeLLM(["full answer"]), tmp_path, context_size=8192)
+    cut = Completion("The", "length", 4090, 6, 1.0)
+    write_text(cached.path_of(cache_key("fake", P1, params)),
+               json.dumps({"model_id": "fake", "key": cache_key("fake", P1, params),
+                           "completion": dataclasses.asdict(cut)}))
+    assert cached.complete([P1], params)[0].text == "full answer"  # asked again, re-recorded
+    assert cached.refused == 1
+    assert CachedLLM(FakeLLM([]), tmp_path, context_size=8192).complete([P1], params)[0].text \
+        == "full answer"

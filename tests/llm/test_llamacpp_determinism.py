@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ramp.llm import CachedLLM, ContextOverflow, SamplingParams, create_llm, embedded, messages
+from ramp.llm import CachedLLM, SamplingParams, create_llm, embedded, messages
 from ramp.llm.prefix_cache import TAIL, Grain, PrefixCache
 from ramp.llm.spec import ModelSpec
 
@@ -174,13 +174,19 @@ def test_a_stored_state_is_keyed_by_the_cpu_features_of_the_build(llm):
     assert identity.endswith("|cpu=" + " ".join(features.split()))
 
 
-def test_a_prompt_over_the_context_is_one_error_naming_the_setting(llm):
+def test_a_prompt_over_the_context_is_not_sent_but_an_outcome(llm):
+    """A prompt that leaves less than its answer's cap in the context (here: over it alone, and
+    one that fits but leaves too little) is not generated, where the library would cut the
+    answer silently: its outcome says so, and the next call still answers."""
     long = messages(SYSTEM, ("user", SHARED * 12 + "Explain the bug."))  # ~2,000 tokens
-    with pytest.raises(ContextOverflow,
-                       match=r"does not fit its context of 1024 tokens .*context_size"):
-        llm.complete([long], PARAMS)
+    (over,) = llm.complete([long], PARAMS)
+    assert (over.finish_reason, over.text, over.completion_tokens) == ("over_context", "", 0)
+    assert over.prompt_tokens > 1024
     (answer,) = llm.complete([FIRST], PARAMS)  # still answers
     assert answer.completion_tokens > 0
+    tight = SamplingParams(max_new_tokens=1024 - answer.prompt_tokens + 1)
+    (cut,) = llm.complete([FIRST], tight)
+    assert cut.finish_reason == "over_context"
 
 
 def test_the_grain_is_measured_once_and_kept_beside_the_stored_states(llm, tmp_path,

@@ -155,7 +155,8 @@ class ScriptedExecutor:
         for i, t in enumerate(tests):
             half = "HALF" in program and (t.kind == "sample" or t.input.strip() == "0")
             if "RIGHT" in program or half:
-                results.append(TestResult(i, Verdict.PASSED, 0, stdout_tail=t.outputs[0]))
+                results.append(TestResult(i, Verdict.PASSED, 0,
+                                          stdout_tail=t.outputs[0] if t.outputs else ""))
             else:
                 out = f"{(len(program) + len(t.input)) % 10}\n"
                 results.append(TestResult(i, Verdict.WRONG_ANSWER, 0, stdout_tail=out))

@@ -69,7 +69,8 @@ def test_no_prompt_names_ruby_but_the_test_designer_s_generators(calls):
             text = _text(prompt)
             if role == "test_design":
                 # Large inputs are still written by a Ruby generator (run by the Ruby runtime).
-                assert "a Ruby program\nthat prints the input:\nGenerator:\n```ruby" in text
+                assert "a Ruby program\nthat prints the input, and write no Output block" in text
+                assert "Generator:\n```ruby" in text
                 continue
             assert "Ruby" not in text and "```ruby" not in text, (name, role)
 

@@ -127,6 +127,11 @@ STAGED_VARIANTS = _one_of(study_config.variant_names(config, staged_only=True))
 ONE_JOB_VARIANTS = _one_of(study_config.variant_names(config, staged_only=False))
 
 
+def hidden_feedback(w):
+    """Whether the run's variant was fed the hidden tests (ramp.hidden_feedback)."""
+    return study_config.variant(config, w.variant).hidden_feedback
+
+
 def attempts_inputs(w):
     """What collect_attempts gathers: RAMP's per-iteration tables or a method's one table."""
     if not study_config.staged(config, w.variant):

@@ -74,6 +74,7 @@ rule score_run:
         iterations=ITERATIONS,
         pass_at_k=lookup(dpath="scoring/pass_at_k", within=config, default=[1]),
         early_stopping=lookup(dpath="scoring/early_stopping", within=config, default=True),
+        hidden_feedback=hidden_feedback,
     message:
         "Scores, transitions and costs ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     script:

@@ -12,6 +12,7 @@ scores = score_run(
     RunId.of(smk.config, smk.wildcards), dict(smk.input.items()), dict(smk.output.items()),
     iterations=int(smk.params.iterations), k_values=[int(k) for k in smk.params.pass_at_k],
     early_stopping=bool(smk.params.early_stopping),
+    hidden_feedback=bool(smk.params.hidden_feedback),
 )
 log.info(
     "strict pass@1 %.3f, cumulative pass@1 %.3f",

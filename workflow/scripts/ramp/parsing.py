@@ -114,7 +114,10 @@ TEST_KINDS = ("basic", "edge", "large")
 
 @dataclass(frozen=True)
 class GeneratedTest:
-    """One test of the Test Designer. ``generator`` is Ruby code whose output is the input."""
+    """One test of the Test Designer. ``generator`` is Ruby code whose output is the input;
+    such a test's expected output is unknown (``output`` ""): the model never saw the input it
+    would have to answer, so the test checks only that a program ends normally within the
+    limits (no crash, time or memory limit)."""
 
     kind: str
     input: str
@@ -124,7 +127,7 @@ class GeneratedTest:
     def to_case(self, input_text: str | None = None) -> TestCase:
         return TestCase(
             input=self.input if input_text is None else input_text,
-            outputs=(self.output,),
+            outputs=() if self.generator else (self.output,),
             kind=self.kind,
         )
 
@@ -224,7 +227,8 @@ def parse_generated_tests(answer: str, *, max_tests: int = 6) -> ParsedTests:
 
     Accepted shapes: sections headed ``Test N (kind)`` each with ``Input:`` and ``Output:``
     followed by a fenced block (or an inline value); a ``Generator:`` ruby block may replace a
-    large input; or a JSON list of {"input", "output", "kind"} objects. Tests with a missing
+    large input (its expected output is then unknown: any ``Output:`` is ignored); or a JSON
+    list of {"input", "output", "kind"} objects. Tests with a missing
     part or an empty expected output are dropped with the reason; at most ``max_tests`` kept.
     """
     answer = answer.replace("\r\n", "\n")
@@ -244,15 +248,16 @@ def parse_generated_tests(answer: str, *, max_tests: int = 6) -> ParsedTests:
         inp, _ = _section_value(section, "input")
         gen, _ = _section_value(section, "generator")
         out, _ = _section_value(section, "output")
+        if gen is not None and gen.strip():  # its expected output, if any, is not used
+            tests.append(GeneratedTest(kind, "", "", generator=gen.strip() + "\n"))
+            continue
         if out is None:
             dropped.append(f"{label}: no expected output")
             continue
         if not out.strip():
             dropped.append(f"{label}: empty expected output")
             continue
-        if gen is not None and gen.strip():
-            tests.append(GeneratedTest(kind, "", _norm_io(out), generator=gen.strip() + "\n"))
-        elif inp is None:
+        if inp is None:
             dropped.append(f"{label}: no input")
         else:
             tests.append(GeneratedTest(kind, _norm_io(inp), _norm_io(out)))

@@ -186,7 +186,8 @@ def _read_table(path: str | os.PathLike[str], columns: Sequence[str]) -> pa.Tabl
 
 
 def read_tasks(path: str | os.PathLike[str]) -> list[Task]:
-    """Every task with its hidden tests: for the scoring stages only."""
+    """Every task with its hidden tests: for the scoring stages, and for the hidden-test
+    feedback of the variants marked as such (ramp.hidden_feedback), only."""
     return [row_to_task(r) for r in _read_table(path, TASK_SCHEMA.names).to_pylist()]
 
 

@@ -19,17 +19,22 @@ PROGRAMMER_STYLES = ("cot", "scot", "zero_shot", "few_shot")
 REFLECTION_STRATEGIES = ("direct", "spec")
 PROGRAMMER_CONTEXTS = ("history", "latest")
 STOP_RULES = ("confident", "generated", "budget")
+HIDDEN_FEEDBACK_METHODS = ("ramp", "chatrepair", "lantern")
+"""The methods that can take the hidden tests' outcomes as feedback (``hidden_feedback``)."""
 
 
 @dataclass(frozen=True)
 class ProblemView:
     """Which parts of the problem a prompt shows (the template prompts/_problem.j2 reads it).
 
-    Table 4's switches change the Programmer's view only; every other agent sees the default."""
+    Table 4's switches change the Programmer's view only; every other agent sees the default.
+    The statement's notes often walk through the sample tests, so in the Programmer's view they
+    follow the samples switch (:attr:`Variant.programmer_view`)."""
 
     include_io_spec: bool = True
     include_limits: bool = True
     include_samples: bool = False
+    include_notes: bool = True
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,15 @@ class Variant:
     """Reflect on failing traces; off: the raw traces go to the Programmer (w/o self-reflection)."""
     reflection_strategy: str = "direct"
     """``direct`` error reasoning or ``spec`` (specification inference)."""
+    feedback_history: bool = False
+    """The Feedback Integrator's reflection on a failure also sees every earlier reflection
+    (off: the paper's Step 4, e_t+1 = R_f(C, d, tau_t): the problem, the buggy program, the
+    current candidate and its test results, as the authors' code passes them)."""
+    hidden_feedback: bool = False
+    """The Discussion's upper bound ("Practicality of RAMP") and the authors' protocol for
+    ChatRepair and LANTERN: the method's checks run the task's hidden tests instead of generated
+    (RAMP: no Test Designer) or sample tests, and stop once they all pass. The one hole in the
+    trust boundary (ramp.hidden_feedback); its scores are labelled everywhere, never strict."""
     programmer_context: str = "history"
     """What the Programmer sees besides the problem and the buggy program: ``history`` (the
     paper's 3.1.3 and the authors' runner: every earlier reflection in order, and the previous
@@ -68,7 +82,8 @@ class Variant:
     include_limits: bool = True
     """The Programmer's prompt has the time and memory limits (Table 4: w/o limits)."""
     include_samples: bool = False
-    """The Programmer's prompt has the statement's sample tests (Table 4: with samples)."""
+    """The Programmer's prompt has the statement's sample tests (Table 4: with samples), and
+    then its notes, which often walk through the samples (without samples, neither)."""
     candidates: int = 1
     """RAMP+: Programmer candidates per iteration, one call each with its own seed (the paper's
     RAMP writes one)."""
@@ -97,7 +112,11 @@ class Variant:
     Integrator's reflections, the Test Designer's tests, a baseline's plans and reviews."""
     top_p: float = 0.95
     code_max_tokens: int = 1024
+    """Answer cap of the calls that write code."""
     analysis_max_tokens: int = 512
+    """Answer cap of reflections, plans and reviews."""
+    test_max_tokens: int = 1024
+    """Answer cap of the Test Designer (the authors' 1,024: six tests with large inputs)."""
 
     def __post_init__(self) -> None:
         if self.reflection_strategy not in REFLECTION_STRATEGIES:
@@ -127,6 +146,11 @@ class Variant:
                 f"variant {self.name!r}: stop_rule must be one of {', '.join(STOP_RULES)}, "
                 f"not {self.stop_rule!r}"
             )
+        if self.hidden_feedback and self.method not in HIDDEN_FEEDBACK_METHODS:
+            raise ValueError(
+                f"variant {self.name!r}: hidden_feedback is for the methods "
+                f"{', '.join(HIDDEN_FEEDBACK_METHODS)}, not {self.method!r}"
+            )
         if self.candidates < 1 or self.confident_votes < 1:
             raise ValueError(f"variant {self.name!r}: candidates and confident_votes must be >= 1")
 
@@ -136,8 +160,10 @@ class Variant:
 
     @property
     def programmer_view(self) -> ProblemView:
-        """The Programmer's view of the problem (Table 4's switches)."""
-        return ProblemView(self.include_io_spec, self.include_limits, self.include_samples)
+        """The Programmer's view of the problem (Table 4's switches; the notes follow the
+        samples)."""
+        return ProblemView(self.include_io_spec, self.include_limits, self.include_samples,
+                           include_notes=self.include_samples)
 
     def code_params(self, seed: int, lang: str = "ruby") -> SamplingParams:
         """A call answered by a ``lang`` program: generation ends once the program is written."""
@@ -147,6 +173,10 @@ class Variant:
 
     def analysis_params(self, seed: int) -> SamplingParams:
         return SamplingParams(self.analysis_temperature, self.top_p, self.analysis_max_tokens, seed)
+
+    def test_params(self, seed: int) -> SamplingParams:
+        """The Test Designer's call: an analysis call with its own, larger answer cap."""
+        return SamplingParams(self.analysis_temperature, self.top_p, self.test_max_tokens, seed)
 
 
 FIELDS = {f.name for f in dataclasses.fields(Variant)}

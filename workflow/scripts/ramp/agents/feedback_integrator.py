@@ -21,9 +21,11 @@ def initial_prompt(lib: PromptLibrary, task: Problem, variant: Variant) -> tuple
 
 
 def feedback_prompt(
-    lib: PromptLibrary, task: Problem, *, candidate: str, traces: str, earlier: Sequence[str],
+    lib: PromptLibrary, task: Problem, *, candidate: str, traces: str, earlier: Sequence[str] = (),
 ) -> tuple[ChatMessage, ...]:
-    """A reflection on a failing candidate; ``earlier``: the reflections so far, in order."""
+    """A reflection on a failing candidate: e_t+1 = R_f(C, d, tau_t), the paper's Step 4;
+    ``earlier``: the reflections so far, in order, shown only where a variant asks for them
+    (``feedback_history``)."""
     return lib.render(
         "feedback_integrator/feedback",
         {"task": task, "view": ProblemView(), "candidate": candidate, "traces": traces,

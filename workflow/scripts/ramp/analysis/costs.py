@@ -14,6 +14,12 @@ Prefix reuse: ``reused_prompt_tokens`` of the prompt tokens came from a KV cache
 before, or the disk cache of prefixes shared by a study's jobs), ``prefix_hit_rate`` is their
 share, and ``kv_read_bytes`` / ``kv_written_bytes`` what the disk cache served and stored; all
 unknown (NA) for tables written before they were recorded.
+
+Answers cut (STYLE: nothing is cut silently): ``cut_by_cap`` counts the calls whose answer ended
+on its cap (``length``), ``cut_by_context`` those not sent because the prompt left less than the
+cap in the model's context (``over_context``); ``samples_fallback`` the tasks whose guiding tests
+are the statement's samples because no generated test parsed (the Test Designer's row). Unknown
+(NA) in tables written before they were recorded.
 """
 
 from __future__ import annotations
@@ -21,8 +27,12 @@ from __future__ import annotations
 import pandas as pd
 
 REUSE_FIELDS = ("reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")
+CUT_FIELDS = ("cut_by_cap", "cut_by_context", "samples_fallback")
+COUNT_FIELDS = (*REUSE_FIELDS, *CUT_FIELDS)
 COST_COLUMNS = ["policy", "stage", "calls", "prompt_tokens", "completion_tokens", "seconds",
-                "peak_memory_mb", *REUSE_FIELDS, "prefix_hit_rate"]
+                "peak_memory_mb", *COUNT_FIELDS, "prefix_hit_rate"]
+# finish_reason values (ramp.llm.base) each cut column counts.
+CUT_REASONS = {"cut_by_cap": "length", "cut_by_context": "over_context"}
 # Stages without a model: their ``calls`` are programs run, left out of the total's calls
 # (which counts model calls), while their seconds count in the total's.
 EXECUTOR_STAGES = ("test_executor", "hidden_validation")
@@ -37,7 +47,17 @@ def _calls(df: pd.DataFrame, role: str, stage: str, policy: str) -> dict:
         "seconds": float(made[f"{role}_seconds"].sum()) if len(made) else 0.0,
         "peak_memory_mb": _peak_rss(made),
         **_reuse(made, f"{role}_"),
+        **_cuts(made, f"{role}_finish_reason"),
     }
+
+
+def _cuts(made: pd.DataFrame, column: str) -> dict:
+    """How many of these calls ended on their cap or were over the context; None where the
+    table predates finish reasons. No fall-back here (only the Test Designer has one)."""
+    known = column in made.columns or not len(made)
+    reasons = made[column] if column in made.columns else pd.Series(dtype=object)
+    return {**{f: int((reasons == r).sum()) if known else None for f, r in CUT_REASONS.items()},
+            "samples_fallback": 0}
 
 
 def _reuse(made: pd.DataFrame, prefix: str) -> dict:
@@ -71,6 +91,7 @@ def _other_calls(df: pd.DataFrame, policy: str) -> list[dict]:
             "completion_tokens": int(group["completion_tokens"].sum()),
             "seconds": float(group["seconds"].sum()), "peak_memory_mb": _peak_rss(df),
             **_reuse(group, ""),
+            **_cuts(group, "finish_reason"),
         })
     return rows
 
@@ -96,7 +117,7 @@ def _hidden(validated: pd.DataFrame, policy: str) -> dict:
         "prompt_tokens": 0, "completion_tokens": 0,
         "seconds": float(ran["hidden_seconds"].sum()),
         "peak_memory_mb": float(memory.max()) if len(memory) else None,
-        **dict.fromkeys(REUSE_FIELDS, 0),
+        **dict.fromkeys(COUNT_FIELDS, 0),
     }
 
 
@@ -118,14 +139,17 @@ def cost_table(
     rows = []
     for policy, kept in policies.items():
         rows.append(_calls(reflections, "reflection", "feedback_integrator_initial", policy))
-        rows.append(_calls(tests, "test_design", "test_designer", policy))
+        designer = _calls(tests, "test_design", "test_designer", policy)
+        designer["samples_fallback"] = int((tests["source"] == "samples").sum()) \
+            if "source" in tests.columns else 0
+        rows.append(designer)
         rows.append(_calls(kept, "programmer", "programmer", policy))
         rows.append(_calls(kept, "feedback", "feedback_integrator", policy))
         rows.extend(_other_calls(kept, policy))
         rows.append({"policy": policy, "stage": "test_executor", "calls": _executed(kept),
                      "prompt_tokens": 0, "completion_tokens": 0,
                      "seconds": float(kept["exec_seconds"].sum()), "peak_memory_mb": None,
-                     **dict.fromkeys(REUSE_FIELDS, 0)})
+                     **dict.fromkeys(COUNT_FIELDS, 0)})
         if policy == "full":
             returned = per_task[["task_id", "returned_iteration"]].dropna()
             validated = hidden_attempts.merge(
@@ -134,19 +158,19 @@ def cost_table(
         else:
             validated = hidden_attempts.merge(kept[["task_id", "iteration"]])
         rows.append(_hidden(validated, policy))
-    df = pd.DataFrame(rows, columns=COST_COLUMNS[:-1]).astype(dict.fromkeys(REUSE_FIELDS,
+    df = pd.DataFrame(rows, columns=COST_COLUMNS[:-1]).astype(dict.fromkeys(COUNT_FIELDS,
                                                                            "Int64"))
     model_calls = df["calls"].where(~df["stage"].isin(EXECUTOR_STAGES), 0)
     totals = df.assign(model_calls=model_calls).groupby("policy", sort=False).agg(
         calls=("model_calls", "sum"), prompt_tokens=("prompt_tokens", "sum"),
         completion_tokens=("completion_tokens", "sum"), seconds=("seconds", "sum"),
         peak_memory_mb=("peak_memory_mb", "max"),
-        **{f: (f, _sum_or_unknown) for f in REUSE_FIELDS}).reset_index()
+        **{f: (f, _sum_or_unknown) for f in COUNT_FIELDS}).reset_index()
     totals.insert(1, "stage", "total")
     out = pd.concat([df, totals[COST_COLUMNS[:-1]]], ignore_index=True)
     out = out.astype({"calls": "int64", "prompt_tokens": "int64", "completion_tokens": "int64",
                       "seconds": "float64", "peak_memory_mb": "float64",
-                      **dict.fromkeys(REUSE_FIELDS, "Int64")})
+                      **dict.fromkeys(COUNT_FIELDS, "Int64")})
     tokens = out["prompt_tokens"].where(out["prompt_tokens"] > 0)
     out["prefix_hit_rate"] = (out["reused_prompt_tokens"].astype("float64") / tokens).astype(
         "float64")

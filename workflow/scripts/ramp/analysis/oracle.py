@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from ramp.execution.executor import Executor
+from ramp.methods.frames import tests_from_frame
 from ramp.tasks import Task, TestCase
 
 ORACLE_PROGRAM_COLUMNS = ["problem_id", "has_oracle", "n_candidates", "code", "source_model",
@@ -87,11 +88,7 @@ def oracle_programs(
 
 def generated_tests(tests: pd.DataFrame) -> dict[str, tuple[TestCase, ...]]:
     """tests.parquet rows -> the guiding tests of each task."""
-    return {
-        row.task_id: tuple(TestCase(input=t["input"], outputs=(t["output"],), kind=t["kind"])
-                           for t in row.tests)
-        for row in tests.itertuples(index=False)
-    }
+    return tests_from_frame(tests)
 
 
 def check_tests_on_oracles(

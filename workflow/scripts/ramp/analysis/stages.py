@@ -102,11 +102,14 @@ def score_run(
     iterations: int,
     k_values: Sequence[int] = (1,),
     early_stopping: bool = False,
+    hidden_feedback: bool = False,
 ) -> pd.DataFrame:
     """Rule score_run: scores, per-task scores, transitions and costs of one run.
 
     ``inputs``: tasks, attempts, reflections, tests, hidden, hidden_attempts and optionally
-    bug_runs; ``outputs``: scores, task_scores, transitions, costs.
+    bug_runs; ``outputs``: scores, task_scores, transitions, costs. ``hidden_feedback``: the
+    run's method was fed the hidden tests (ramp.hidden_feedback): its scores and per-task
+    scores say so in a column of that name, so that no table shows them unlabelled.
     """
     task_list = read_tasks(inputs["tasks"])
     validated = _read(inputs["hidden_attempts"], ["task_id", "iteration", "passed_hidden"])
@@ -119,8 +122,8 @@ def score_run(
         _read(inputs["attempts"], ["task_id", "iteration", "code", "exec_seconds"]),
         pd.read_parquet(inputs["reflections"]), pd.read_parquet(inputs["tests"]),
         validated, per_task, early_stopping=early_stopping)
-    run.write(scores, outputs["scores"])
-    run.write(per_task, outputs["task_scores"])
+    run.write(scores.assign(hidden_feedback=hidden_feedback), outputs["scores"])
+    run.write(per_task.assign(hidden_feedback=hidden_feedback), outputs["task_scores"])
     run.write(transitions(hidden, per_task, task_list, bug_runs), outputs["transitions"])
     run.write(costs, outputs["costs"])
     return scores

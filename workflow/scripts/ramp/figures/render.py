@@ -41,6 +41,8 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
                    "on the hidden tests, against the one it returns (tasks)"),
     "cost_summary": (tables.cost_summary, "Cost per method (full run; E.S.: early stopping)"),
     "costs": (tables.cost_table, "Cost per method and stage (full run)"),
+    "truncation": (tables.truncation, "Answers cut by length, per method and agent (full run; "
+                   "an answer over the context is not sent, and counted here)"),
 }
 # Text under a table in the summary: how to read it, drawn from the study like the table.
 NOTES: dict[str, Callable[[Study], str]] = {"table1": tables.interval_note}

@@ -20,14 +20,25 @@ RUN_FILES = ("scores", "task_scores", "transitions", "costs", "hidden_attempts",
 LATER_RUN_FILES = ("candidates",)
 
 
+HIDDEN_TAG = " [hidden-test feedback]"
+"""How a method fed the hidden tests' outcomes (ramp.hidden_feedback) is named everywhere."""
+
+
 @dataclass(frozen=True)
 class Method:
     model: str
     variant: str
+    hidden_feedback: bool = False
+    """Its checks ran the hidden tests: labelled everywhere, never a strict score."""
+
+    @property
+    def shown(self) -> str:
+        """The variant as tables and figures name it (tagged when fed the hidden tests)."""
+        return self.variant + (HIDDEN_TAG if self.hidden_feedback else "")
 
     @property
     def label(self) -> str:
-        return f"{self.variant} ({self.model})"
+        return f"{self.shown} ({self.model})"
 
 
 @dataclass(frozen=True)
@@ -63,7 +74,7 @@ class Study:
 
     def name(self, method: Method) -> str:
         """A method's name in plots: the variant alone when the study has one model."""
-        return method.variant if len(self.models) == 1 else method.label
+        return method.shown if len(self.models) == 1 else method.label
 
     def of(self, frame: pd.DataFrame, method: Method) -> pd.DataFrame:
         return frame[(frame["model"] == method.model) & (frame["variant"] == method.variant)]
@@ -80,6 +91,14 @@ class Study:
     def solved(self, method: Method) -> set[str]:
         """The tasks a method repaired (cumulative: some candidate passed every hidden test)."""
         return set(self.of(self.task_scores, method).query("cumulative")["task_id"])
+
+
+def hidden_runs(scores: pd.DataFrame) -> set:
+    """The runs whose scores say they were fed the hidden tests (column ``hidden_feedback``,
+    absent from frames written before it)."""
+    if "hidden_feedback" not in scores.columns:
+        return set()
+    return set(identities(scores[scores["hidden_feedback"].astype(bool)]))
 
 
 def _gather(paths: Sequence[str | os.PathLike[str]]) -> pd.DataFrame:
@@ -99,7 +118,8 @@ def load_study(
     frames = {name: _gather(runs.get(name, ())) for name in RUN_FILES}
     if frames["scores"].empty:
         raise ValueError(f"subset {subset!r}: no run to render")
-    methods = tuple(Method(r.model, r.variant) for r in identities(frames["scores"]))
+    methods = tuple(Method(r.model, r.variant, r in hidden_runs(frames["scores"]))
+                    for r in identities(frames["scores"]))
     return Study(
         subset=subset,
         methods=methods,

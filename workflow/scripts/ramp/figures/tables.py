@@ -79,11 +79,15 @@ def table1(study: Study) -> pd.DataFrame:
         per_task = study.of(study.task_scores, m)
         n = len(per_task)
         s = study.of(study.scores, m)
-        rows.append({"method": m.variant, "model": m.model, "tasks": n,
-                     **method_scores(study, m),
-                     "strict 95% CI": _interval(final_score(s, "strict"), n),
+        scores = method_scores(study, m)
+        if m.hidden_feedback:  # never a strict score: its checks ran the hidden tests
+            scores = {k: (None if k.startswith("strict") else v) for k, v in scores.items()}
+        rows.append({"method": m.shown, "model": m.model, "tasks": n, **scores,
+                     "strict 95% CI": "" if m.hidden_feedback
+                     else _interval(final_score(s, "strict"), n),
                      "cumulative 95% CI": _interval(final_score(s, "cumulative"), n),
-                     "strict 95% CI (problems)": _problem_interval(per_task, "strict"),
+                     "strict 95% CI (problems)": "" if m.hidden_feedback
+                     else _problem_interval(per_task, "strict"),
                      "cumulative 95% CI (problems)": _problem_interval(per_task, "cumulative")})
         if (s["metric"] == "early_stop").any():
             score = final_score(s, "early_stop")
@@ -91,7 +95,7 @@ def table1(study: Study) -> pd.DataFrame:
             per_problem = _pct(final_score(s, "early_stop", "problem"))
             # The early-stopping rule returns the first hidden pass: its score is cumulative.
             problems = _problem_interval(per_task, "cumulative")
-            rows.append({"method": f"{m.variant} E.S.", "model": m.model, "tasks": n,
+            rows.append({"method": f"{m.shown} E.S.", "model": m.model, "tasks": n,
                          "strict pass@1": value, "cumulative pass@1": value,
                          "strict (per problem)": per_problem,
                          "cumulative (per problem)": per_problem,
@@ -399,6 +403,27 @@ def cost_table(study: Study) -> pd.DataFrame:
     df = c.loc[used, cols].reset_index(drop=True)
     df["seconds"] = df["seconds"].round(1)
     return df
+
+
+def truncation(study: Study) -> pd.DataFrame:
+    """Answers cut, per method and agent, as the method ran (policy ``full``): ended on the
+    answer's cap, or not sent because the prompt left less than the cap in the model's context;
+    and the tasks whose guiding tests fell back to the statement's samples (the Test Designer's
+    row). Blank where the run's tables predate these counts."""
+    c = study.costs
+    if "cut_by_cap" not in c.columns:
+        return pd.DataFrame()
+    used = (c["policy"] == "full") & (c["calls"] > 0) & ~c["stage"].isin(
+        (*EXECUTOR_STAGES, "total"))
+    df = c.loc[used, ["model", "variant", "stage", "calls", "cut_by_cap", "cut_by_context",
+                      "samples_fallback"]]
+    shown = {(m.model, m.variant): m.shown for m in study.methods}
+    df = df.assign(variant=[shown.get((a, b), b) for a, b in zip(df["model"], df["variant"],
+                                                                  strict=True)])
+    return df.rename(columns={"stage": "agent", "cut_by_cap": "cut by the answer cap",
+                              "cut_by_context": "cut by the context (not sent)",
+                              "samples_fallback": "tests fell back to the samples"}
+                     ).reset_index(drop=True)
 
 
 def authors_methods(study: Study) -> tuple[Method, ...]:

@@ -63,9 +63,21 @@ class SamplingParams:
             end_rule(self.stop_when)  # an unknown rule fails here, not after a long generation
 
 
+STOP = "stop"
+"""The answer ended: end of turn, a stop string, or the end its ``stop_when`` rule saw."""
+LENGTH = "length"
+"""The answer was cut by its cap, ``max_new_tokens``."""
+OVER_CONTEXT = "over_context"
+"""The call was not sent: its prompt leaves less room in the model's context than its answer
+cap (``prompt_tokens + max_new_tokens > context_size``), so an answer would be cut by the
+context, silently. The answer is empty; the call is recorded all the same and counted."""
+FINISH_REASONS = (STOP, LENGTH, OVER_CONTEXT)
+
+
 @dataclass(frozen=True)
 class Completion:
-    """One answer. ``finish_reason`` is ``stop`` (end of turn or a stop string) or ``length``.
+    """One answer. ``finish_reason`` is one of :data:`FINISH_REASONS`: ``stop`` (it ended),
+    ``length`` (cut by its cap) or ``over_context`` (not sent: it would not fit the context).
 
     ``seconds`` is the wall time spent on this prompt; for a batch generated at once it is the
     batch's time divided evenly, so that per-role sums stay true. ``reused_prompt_tokens`` of
@@ -82,6 +94,17 @@ class Completion:
     reused_prompt_tokens: int = 0
     kv_read_bytes: int = 0
     kv_written_bytes: int = 0
+
+    @classmethod
+    def over_context(cls, prompt_tokens: int) -> Completion:
+        """The outcome of a call whose prompt and answer cap do not fit the context."""
+        return cls(text="", finish_reason=OVER_CONTEXT, prompt_tokens=prompt_tokens,
+                   completion_tokens=0, seconds=0.0)
+
+
+def fits(prompt_tokens: int, params: SamplingParams, context_size: int) -> bool:
+    """Whether a prompt of ``prompt_tokens`` leaves room for the answer's whole cap."""
+    return prompt_tokens + params.max_new_tokens <= context_size
 
 
 Prompt = Sequence[ChatMessage]

@@ -3,6 +3,11 @@
 A key is the sha256 of the model identity, the prompt and the sampling parameters; the entry
 is one JSON file ``<dir>/<key[:2]>/<key>.json``. A stored completion is returned exactly as it
 was recorded (seconds included), so a stage rerun from the cache writes identical Parquet.
+
+The model's context size is not in the key: it changes an answer only where the context cut it,
+and :func:`replayable` checks that instead. An answer the context cut when it was recorded is
+asked again; one that fitted is replayed under any context that still holds its prompt and cap;
+where the context no longer does, the call's outcome is ``over_context``, as the model's would be.
 """
 
 from __future__ import annotations
@@ -16,7 +21,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ramp.io import write_text
-from ramp.llm.base import LLM, Completion, LLMError, Params, Prompt, SamplingParams, per_prompt
+from ramp.llm.base import (
+    LENGTH,
+    LLM,
+    OVER_CONTEXT,
+    Completion,
+    LLMError,
+    Params,
+    Prompt,
+    SamplingParams,
+    fits,
+    per_prompt,
+)
 from ramp.llm.spec import CACHE_MODES
 
 log = logging.getLogger(__name__)
@@ -42,6 +58,23 @@ def cache_key(model_id: str, prompt: Prompt, params: SamplingParams) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def replayable(
+    stored: Completion, params: SamplingParams, context_size: int | None
+) -> Completion | None:
+    """``stored`` as the model would answer now under ``context_size`` (None: unknown, taken
+    as is), or None when it must be asked again: it was cut short by the context it was
+    recorded under (``length`` before its cap: the model, given the room, would go on), or it
+    was not sent for want of a room the context now has."""
+    if stored.finish_reason == LENGTH and stored.completion_tokens < params.max_new_tokens:
+        return None
+    if context_size is None:
+        return stored
+    room = fits(stored.prompt_tokens, params, context_size)
+    if stored.finish_reason == OVER_CONTEXT:
+        return None if room else stored
+    return stored if room else Completion.over_context(stored.prompt_tokens)
+
+
 class CachedLLM:
     """Wraps ``inner``; ``mode`` is ``read-write`` (hits served, misses recorded),
     ``replay-only`` (a miss is an error naming model and key) or ``off`` (pass-through). An
@@ -49,7 +82,11 @@ class CachedLLM:
 
     Misses go to the model ``chunk_size`` prompts at a time (the backend's own batch) and each
     chunk is recorded as soon as it is done, so an interrupted stage loses at most one chunk
-    and its rerun replays the rest; progress is logged per chunk."""
+    and its rerun replays the rest; progress is logged per chunk. A committed answer that is
+    replayed is copied into the folder, so that the folder holds exactly the answers its studies
+    used, and ``ramp answers`` packs those and no stale ones. ``context_size``: the
+    model's, against which a stored answer is checked before it is replayed (:func:`replayable`).
+    """
 
     def __init__(
         self,
@@ -59,6 +96,7 @@ class CachedLLM:
         *,
         chunk_size: int = 1,
         committed: Mapping[str, Completion] | None = None,
+        context_size: int | None = None,
     ) -> None:
         if mode not in CACHE_MODES:
             raise ValueError(f"cache mode {mode!r} is not one of {', '.join(CACHE_MODES)}")
@@ -70,8 +108,11 @@ class CachedLLM:
         self.mode = mode
         self.committed = dict(committed or {})
         """Answers committed with the repository (ramp.llm.answers), asked after the folder."""
+        self.context_size = context_size
         self.hits = 0
         self.misses = 0
+        self.refused = 0
+        """Stored answers not replayed: cut by a smaller context than the model's now."""
 
     @property
     def model_id(self) -> str:
@@ -85,24 +126,37 @@ class CachedLLM:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return self.committed.get(key)
+            committed = self.committed.get(key)
+            if committed is not None:  # the folder holds every answer a study used
+                self._record(key, committed)
+            return committed
         except ValueError as e:
             raise LLMError(f"{path}: corrupt cache entry ({e}); delete it to re-record") from e
         return Completion(**raw["completion"])
+
+    def _record(self, key: str, completion: Completion) -> None:
+        entry = {"model_id": self.model_id, "key": key,
+                 "completion": dataclasses.asdict(completion)}
+        write_text(self.path_of(key), json.dumps(entry, ensure_ascii=False))
 
     def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
         if self.mode == "off":
             return self.inner.complete(prompts, params)
         each = per_prompt(prompts, params)
         keys = [cache_key(self.model_id, p, q) for p, q in zip(prompts, each, strict=True)]
-        found: list[Completion | None] = [self._load(k) for k in keys]
+        found: list[Completion | None] = []
+        for key, p in zip(keys, each, strict=True):
+            stored = self._load(key)
+            found.append(None if stored is None else replayable(stored, p, self.context_size))
+            self.refused += stored is not None and found[-1] is None
         todo = [i for i, c in enumerate(found) if c is None]
         self.hits += len(prompts) - len(todo)
         self.misses += len(todo)
         if todo and self.mode == "replay-only":
             raise LLMError(
                 f"replay-only cache miss for model {self.model_id}: key {keys[todo[0]]} "
-                f"({len(todo)} of {len(prompts)} prompts not recorded under {self.directory})"
+                f"({len(todo)} of {len(prompts)} prompts not recorded under {self.directory}, "
+                f"or recorded cut short by a smaller context than {self.context_size})"
             )
         start = time.perf_counter()
         for n in range(0, len(todo), self.chunk_size):
@@ -110,12 +164,7 @@ class CachedLLM:
             fresh = self.inner.complete([prompts[i] for i in chunk], [each[i] for i in chunk])
             for i, completion in zip(chunk, fresh, strict=True):
                 found[i] = completion
-                entry = {
-                    "model_id": self.model_id,
-                    "key": keys[i],
-                    "completion": dataclasses.asdict(completion),
-                }
-                write_text(self.path_of(keys[i]), json.dumps(entry, ensure_ascii=False))
+                self._record(keys[i], completion)
             if len(todo) > len(chunk):
                 done = n + len(chunk)
                 elapsed = time.perf_counter() - start

@@ -72,5 +72,7 @@ def open_model(config: ModelsConfig, name: str, *, root: Path = Path(".")) -> LL
     if config.cache.mode == "off":
         return llm
     committed = load_answers([root / p for p in config.cache.committed])
+    # A server's context is its own (the entry's context_size does not set it): not checked.
+    context = None if spec.backend == "openai" else spec.context_size
     return CachedLLM(llm, root / config.cache.dir, config.cache.mode, chunk_size=batch_size(spec),
-                     committed=committed)
+                     committed=committed, context_size=context)

@@ -14,7 +14,9 @@ one Snakemake job per iteration, from the same steps):
   iteration (raw failing tests, a review, a plan), so a person can follow the loop in Parquet.
 
 Hidden tests never reach a method: it receives a :class:`Problem`, which has none; only
-:func:`sample_tests` (the statement's examples) run.
+:func:`sample_tests` (the statement's examples) run. The one exception is explicit: a variant
+marked ``hidden_feedback`` gets the hidden tests in its context (ramp.hidden_feedback), and
+:func:`feedback_tests` hands them to the methods that check on them.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 
 from ramp.execution.executor import Executor, SandboxExecutor
 from ramp.execution.runtime import runtime_named
+from ramp.hidden_feedback import HiddenFeedback
 from ramp.llm.base import LLM
 from ramp.llm.batching import BatchingLLM
 from ramp.methods.records import Attempt, Call, Check
@@ -86,6 +89,8 @@ class MethodContext:
     executors: Executors
     budget: int
     seed: int = 0
+    hidden: HiddenFeedback | None = None
+    """The hidden tests, for a variant marked ``hidden_feedback`` only (None otherwise)."""
 
     @property
     def ruby(self) -> Executor:
@@ -104,6 +109,12 @@ TaskMethod = Callable[[Problem, MethodContext], Sequence[Attempt]]
 def sample_tests(problem: Problem) -> tuple[TestCase, ...]:
     """The tests a baseline may run: the examples of the problem statement."""
     return tuple(problem.samples)
+
+
+def feedback_tests(problem: Problem, ctx: MethodContext) -> tuple[TestCase, ...]:
+    """The tests whose outcomes a checking method feeds back and stops on: the statement's
+    samples, or the hidden tests where the variant is marked ``hidden_feedback``."""
+    return ctx.hidden.of(problem) if ctx.hidden is not None else sample_tests(problem)
 
 
 def attempt(

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from ramp.agents.traces import format_traces
 from ramp.languages import Language
 from ramp.llm.base import ChatMessage
-from ramp.methods.base import MethodContext, attempt, sample_tests
+from ramp.methods.base import MethodContext, attempt, feedback_tests
 from ramp.methods.records import Attempt, Call, Check, check
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.tasks import Problem, TestCase
@@ -75,8 +75,9 @@ def _listing(patches: Sequence[str], language: Language) -> str:
 
 
 def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
-    """Up to ``ctx.budget`` turns of the conversation; one attempt per turn."""
-    tests = sample_tests(task)
+    """Up to ``ctx.budget`` turns of the conversation; one attempt per turn. The tests run and
+    fed back are the statement's samples (the hidden ones for a ``hidden_feedback`` variant)."""
+    tests = feedback_tests(task, ctx)
     lang, executor = task.language, ctx.executor(task)
     buggy = check(executor, ExtractedProgram(task.buggy_code, "ok"), tests, task)
     bug = failure_text(tests, buggy) if buggy.report is not None else ""
@@ -88,7 +89,8 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     attempts: list[Attempt] = []
     for t in range(1, ctx.budget + 1):
         if plausible:
-            if not ctx.variant.alternatives:
+            # The authors' hidden-test protocol: a task leaves the loop once they pass.
+            if not ctx.variant.alternatives or ctx.hidden is not None:
                 break
             listed = plausible[-MAX_LISTED:]
             messages = ctx.lib.render("baselines/chatrepair/alternative",

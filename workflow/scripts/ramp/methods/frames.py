@@ -3,7 +3,8 @@
 One row per task per stage; the agent calls are flattened into ``<role>_prompt``,
 ``<role>_response``, ``<role>_prompt_tokens``, ``<role>_completion_tokens`` and
 ``<role>_seconds`` columns (and the prefix reuse: ``<role>_reused_prompt_tokens``,
-``<role>_kv_read_bytes``, ``<role>_kv_written_bytes``), so that `pd.read_parquet` gives a table a
+``<role>_kv_read_bytes``, ``<role>_kv_written_bytes``; how the answer ended:
+``<role>_finish_reason``), so that `pd.read_parquet` gives a table a
 person can filter.
 """
 
@@ -18,7 +19,7 @@ from ramp.methods.records import Attempt, Call, Candidate, OpenTask, Reflection,
 from ramp.tasks import Problem, TestCase
 
 CALL_FIELDS = ("prompt", "response", "prompt_tokens", "completion_tokens", "seconds",
-               "reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")
+               "reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes", "finish_reason")
 _NO_CALL = Call("", "", "", 0, 0, 0.0)
 
 
@@ -39,7 +40,9 @@ def tests_frame(items: Sequence[TestDesign]) -> pd.DataFrame:
     for d in items:
         rows.append({
             "task_id": d.task_id,
-            "tests": [{"input": t.input, "output": t.outputs[0], "kind": t.kind} for t in d.tests],
+            # A test with no known expected output (a generated large input) has output None.
+            "tests": [{"input": t.input, "output": t.outputs[0] if t.outputs else None,
+                       "kind": t.kind} for t in d.tests],
             "n_tests": len(d.tests),
             "source": d.source,
             "dropped": list(d.dropped),
@@ -55,7 +58,9 @@ def tests_frame(items: Sequence[TestDesign]) -> pd.DataFrame:
 def tests_from_frame(df: pd.DataFrame) -> dict[str, tuple[TestCase, ...]]:
     return {
         row.task_id: tuple(
-            TestCase(input=t["input"], outputs=(t["output"],), kind=t["kind"]) for t in row.tests
+            TestCase(input=t["input"],
+                     outputs=() if t["output"] is None else (t["output"],), kind=t["kind"])
+            for t in row.tests
         )
         for row in df.itertuples(index=False)
     }

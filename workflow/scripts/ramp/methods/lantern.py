@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ramp.languages import Language, language
 from ramp.llm.base import ChatMessage, Completion
-from ramp.methods.base import MethodContext, attempt, sample_tests
+from ramp.methods.base import MethodContext, attempt, feedback_tests
 from ramp.methods.records import Attempt, Call, Check, check
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.tasks import Problem, TestCase
@@ -116,7 +116,7 @@ def repair_in_target(
     program = extract_program(answer.text, lang=lang.key)
     result = Check(None, "", 0.0)
     if program.ok:
-        result = check(ctx.executors.get(lang.key), program, sample_tests(task), task)
+        result = check(ctx.executors.get(lang.key), program, feedback_tests(task, ctx), task)
     return Call.of(REPAIRER, prompt, answer), program, result
 
 
@@ -124,7 +124,7 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """One attempt per iteration, up to ``ctx.budget``; stops at the first accepted candidate
     (a program in the task's language)."""
     lang, source = language(ctx.variant.target_language), task.language
-    tests = sample_tests(task)
+    tests = feedback_tests(task, ctx)
     first_call, turn = translate(task, ctx, lang)
     attempts: list[Attempt] = []
     for t in range(1, ctx.budget + 1):

@@ -6,7 +6,8 @@
                                  tau_t-1) (section 3.1.3: "prior reflections", refining its own
                                  solutions; the variant's programmer_context ``latest`` reads
                                  r_t = P(C, d, e_t) literally); Test Executor on T_g; Feedback
-                                 Integrator e_t+1 = R_f(C, d, e_0..e_t, r_t, tau_t) for failures.
+                                 Integrator e_t+1 = R_f(C, d, tau_t) for failures (the variant's
+                                 feedback_history adds e_0..e_t).
 
 Each step takes every still-open task of a stage in one batch of prompts (a GPU generates a batch
 far faster than one by one) and returns plain records that the stage writes to Parquet; the
@@ -21,6 +22,8 @@ from dataclasses import dataclass, replace
 
 from ramp.agents import feedback_integrator, programmer, test_designer
 from ramp.execution.executor import Executor
+from ramp.hidden_feedback import SOURCE as HIDDEN_SOURCE
+from ramp.hidden_feedback import HiddenFeedback
 from ramp.llm.base import LLM, ChatMessage
 from ramp.methods.base import Executors, MethodContext
 from ramp.methods.records import (
@@ -64,14 +67,18 @@ def design_tests(
     variant: Variant,
     executor: Executor,
     seed: int,
+    hidden: HiddenFeedback | None = None,
 ) -> list[TestDesign]:
     """T_g for every task; ``executor`` runs the large tests' input generators (Ruby programs,
-    whatever the task's language)."""
+    whatever the task's language). ``hidden`` (a ``hidden_feedback`` variant's only): no Test
+    Designer, the hidden tests are the guiding tests (the Discussion's upper bound)."""
+    if hidden is not None:
+        return [TestDesign(p.task_id, hidden.of(p), (), HIDDEN_SOURCE, None) for p in problems]
     if not variant.test_generation:
         return [TestDesign(p.task_id, (), (), "none", None) for p in problems]
     assert llm is not None
     prompts = [test_designer.prompt(lib, p) for p in problems]
-    answers = llm.complete(prompts, variant.analysis_params(seed))
+    answers = llm.complete(prompts, variant.test_params(seed))
     out = []
     for p, m, a in zip(problems, prompts, answers, strict=True):
         parsed = test_designer.parse(a.text)
@@ -139,7 +146,8 @@ def iterate(
         fprompts: list[tuple[ChatMessage, ...]] = [
             feedback_integrator.feedback_prompt(
                 lib, candidates[i].task.problem, candidate=candidates[i].program.code,
-                traces=candidates[i].result.traces, earlier=candidates[i].task.reflections,
+                traces=candidates[i].result.traces,
+                earlier=candidates[i].task.reflections if variant.feedback_history else (),
             )
             for i in failing
         ]
@@ -194,7 +202,7 @@ def run_loop(problem: Problem, ctx: MethodContext) -> RepairResult:
     reflection = initial_reflections([problem], llm=ctx.llm, lib=ctx.lib, variant=ctx.variant,
                                      seed=ctx.seed)[0]
     design = design_tests([problem], llm=ctx.llm, lib=ctx.lib, variant=ctx.variant,
-                          executor=ctx.ruby, seed=ctx.seed)[0]
+                          executor=ctx.ruby, seed=ctx.seed, hidden=ctx.hidden)[0]
     state = OpenTask(problem, design.tests, (reflection.text,))
     attempts: list[Attempt] = []
     for t in range(1, ctx.budget + 1):

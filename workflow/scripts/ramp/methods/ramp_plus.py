@@ -321,7 +321,8 @@ def repair(problem: Problem, ctx: MethodContext) -> list[Attempt]:
         next_reflection = ""
         if not choice.stop and t < ctx.budget and failing and v.feedback_reflection:
             fmessages = feedback_integrator.feedback_prompt(
-                ctx.lib, problem, candidate=program.code, traces=failing, earlier=reflections)
+                ctx.lib, problem, candidate=program.code, traces=failing,
+                earlier=reflections if v.feedback_history else ())
             (fanswer,) = ctx.llm.complete([fmessages], v.analysis_params(ctx.seed + t))
             next_reflection = feedback_integrator.parse(fanswer.text)
             calls.append(Call.of(feedback_integrator.ROLE_FEEDBACK, fmessages, fanswer))

@@ -36,11 +36,15 @@ class Call:
     reused_prompt_tokens: int = 0
     kv_read_bytes: int = 0
     kv_written_bytes: int = 0
+    finish_reason: str = ""
+    """How the answer ended (ramp.llm.base.FINISH_REASONS): ``length`` cut by its cap,
+    ``over_context`` not sent for want of room in the context; "" in tables made before."""
 
     @classmethod
     def of(cls, role: str, messages: Sequence[ChatMessage], c: Completion) -> Call:
         return cls(role, prompt_json(messages), c.text, c.prompt_tokens, c.completion_tokens,
-                   c.seconds, c.reused_prompt_tokens, c.kv_read_bytes, c.kv_written_bytes)
+                   c.seconds, c.reused_prompt_tokens, c.kv_read_bytes, c.kv_written_bytes,
+                   c.finish_reason)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@ the run's Parquet stamped with its identity (ramp.runs.RunId).
 
 The rule scripts are one call each into here (as the scoring stages are into
 ramp.analysis.stages), so a test can run a stage without Snakemake. The stages read the task
-table's problems only: the hidden tests are not even read (ramp.task_table.read_problems).
+table's problems only: the hidden tests are not even read (ramp.task_table.read_problems),
+except for a variant marked ``hidden_feedback`` (ramp.hidden_feedback), whose stages read them
+as its feedback.
 
 A model stage runs on one shard of the subset's tasks (ramp.shards; the whole subset by
 default), and :func:`gather_shards` joins the shards' tables into the stage's one table, in
@@ -21,6 +23,7 @@ import pandas as pd
 
 from ramp import study_config
 from ramp.execution.executor import SandboxExecutor
+from ramp.hidden_feedback import for_variant
 from ramp.methods import method
 from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
 from ramp.methods.frames import (
@@ -95,11 +98,13 @@ def design_tests(
     log.info("guiding tests for %d tasks (%s, %s)", len(problems), run.model, run.variant)
     items = []
     if problems:
-        llm = study_config.build_llm(config, run.model) if variant.test_generation else None
+        hidden = for_variant(variant.hidden_feedback, tasks)
+        asks = variant.test_generation and hidden is None
+        llm = study_config.build_llm(config, run.model) if asks else None
         with SandboxExecutor(workers=workers) as executor:
             items = designed_tests(problems, llm=llm, lib=PromptLibrary.default(),
                                    variant=variant, executor=executor,
-                                   seed=study_config.seed(config))
+                                   seed=study_config.seed(config), hidden=hidden)
     frame = _write(run, tests_frame(items), out)
     log.info("%d tests, sources %s", frame.n_tests.sum(), frame.source.value_counts().to_dict())
     return frame
@@ -165,7 +170,8 @@ def run_method(
             ctx = MethodContext(llm=study_config.build_llm(config, run.model),
                                 lib=PromptLibrary.default(), variant=variant,
                                 executors=executors, budget=budget,
-                                seed=study_config.seed(config))
+                                seed=study_config.seed(config),
+                                hidden=for_variant(variant.hidden_feedback, tasks))
             # Tasks at once: as many as the backend batches (1 on a CPU), so a GPU gets full
             # batches.
             concurrency = study_config.batch_size(config, run.model)

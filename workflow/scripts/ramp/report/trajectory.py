@@ -116,7 +116,8 @@ def _checks(tests: Sequence[Mapping[str, Any]], verdicts: Sequence[str]) -> tupl
     other tests than these) are shown alone."""
     if len(tests) != len(verdicts):
         return tuple(CheckRow("", "", "", v) for v in verdicts)
-    return tuple(CheckRow(str(t["input"]), str(t["output"]), str(t.get("kind", "")), str(v))
+    return tuple(CheckRow(str(t["input"]), "(unknown)" if t["output"] is None else str(t["output"]),
+                          str(t.get("kind", "")), str(v))
                  for t, v in zip(tests, verdicts, strict=True))
 
 

@@ -28,6 +28,7 @@ from ramp.llm.base import (
     Prompt,
     SamplingParams,
     finish_text,
+    fits,
     per_prompt,
 )
 from ramp.llm.spec import ModelSpec
@@ -182,14 +183,7 @@ class TransformersLLM:
         """One ``generate`` for ``prompts`` (same parameters but the seed, ``seeds[i]`` the
         i-th prompt's)."""
         start = time.perf_counter()
-        texts = [
-            self.tokenizer.apply_chat_template(
-                [{"role": m.role, "content": m.content} for m in p],
-                tokenize=False,
-                add_generation_prompt=True,
-            )
-            for p in prompts
-        ]
+        texts = [self._text(p) for p in prompts]
         enc = self.tokenizer(texts, return_tensors="pt", padding=True).to(self.model.device)
         gen_kwargs: dict[str, Any] = {
             "max_new_tokens": params.max_new_tokens,
@@ -240,11 +234,24 @@ class TransformersLLM:
             ids = self.tokenizer.eos_token_id
         return list(ids) if isinstance(ids, list | tuple) else [ids]
 
+    def _text(self, prompt: Prompt) -> str:
+        return self.tokenizer.apply_chat_template(
+            [{"role": m.role, "content": m.content} for m in prompt],
+            tokenize=False,
+            add_generation_prompt=True,
+        )
+
     def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
         each = per_prompt(prompts, params)
         out: list[Completion | None] = [None] * len(prompts)
-        for kind in dict.fromkeys(_batch_kind(p) for p in each):
-            where = [i for i, p in enumerate(each) if _batch_kind(p) == kind]
+        # A prompt that leaves less than its answer's cap in the context is not generated.
+        for i, (prompt, p) in enumerate(zip(prompts, each, strict=True)):
+            n = len(self.tokenizer(self._text(prompt))["input_ids"])
+            if not fits(n, p, self.spec.context_size):
+                out[i] = Completion.over_context(n)
+        todo = [i for i, c in enumerate(out) if c is None]
+        for kind in dict.fromkeys(_batch_kind(each[i]) for i in todo):
+            where = [i for i in todo if _batch_kind(each[i]) == kind]
             for n in range(0, len(where), self.spec.batch_size):
                 rows = where[n : n + self.spec.batch_size]
                 answers = self._batch([prompts[i] for i in rows], kind,

@@ -40,6 +40,7 @@ from ramp.llm.base import (
     Params,
     Prompt,
     SamplingParams,
+    fits,
     per_prompt,
 )
 from ramp.llm.prefix_cache import TAIL, Grain, PrefixCache, reusable_prefix
@@ -347,11 +348,17 @@ class LlamaCppLLM:
         )
 
     def _one(self, prompt: Prompt, params: SamplingParams) -> Completion:
+        chat = [{"role": m.role, "content": m.content} for m in prompt]
+        # The library would shorten the answer's cap to what the context leaves, silently:
+        # such a call is not sent, and its outcome says so.
+        tokens, _ = self.llm.format_chat(chat, params.stop)
+        if not fits(len(tokens), params, self.llm.n_ctx()):
+            return Completion.over_context(len(tokens))
         start = time.perf_counter()
         self.llm.end_watch = EndWatch(params.stop_when) if params.stop_when else None
         try:
             out = self.llm.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in prompt],
+                messages=chat,
                 temperature=params.temperature,
                 top_p=params.top_p,
                 max_tokens=params.max_new_tokens,

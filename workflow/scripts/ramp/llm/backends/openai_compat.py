@@ -16,7 +16,6 @@ import openai
 from ramp.llm.answer_end import cut_at_end
 from ramp.llm.base import (
     Completion,
-    ContextOverflow,
     LLMError,
     Params,
     Prompt,
@@ -83,13 +82,8 @@ class OpenAICompatLLM:
                 f"(after {self.spec.max_retries} retries): {e}"
             ) from e
         except openai.APIStatusError as e:
-            if over_context(e):
-                raise ContextOverflow(
-                    f"server at {self.base_url}: a prompt does not fit model "
-                    f"{self.spec.weights!r}'s context with its answer's cap of "
-                    f"{params.max_new_tokens} tokens ({e.message}); raise the server's "
-                    "context size"
-                ) from e
+            if over_context(e):  # the server counts the answer's cap too: not generated
+                return Completion.over_context(0)
             raise LLMError(
                 f"server at {self.base_url} answered HTTP {e.status_code} for model "
                 f"{self.spec.weights!r}: {e.message}"
