@@ -630,6 +630,11 @@ def test_the_summary_sets_the_paper_s_numbers_for_the_study_s_language_beside_ou
     text = render_study(study, tmp_path / "ruby")
     assert "## The paper's pass@1 beside ours (Ruby)" in text and "its Table 1 (34 tasks" in text
     assert text.index("## Table 1") < text.index("beside ours (Ruby)") < text.index("## Each")
+    # The baselines the authors fed with hidden tests are said to differ from ours.
+    from ramp.figures.render import HIDDEN_FEEDBACK_NOTE
+
+    note = text.index(HIDDEN_FEEDBACK_NOTE)
+    assert text.index("beside ours (Ruby)") < note < text.index("## Each")
 
     cpp = replace(study, task_scores=study.task_scores.assign(language="cpp"))
     text = render_study(cpp, tmp_path / "cpp")
