@@ -3,7 +3,16 @@
 import pandas as pd
 import pytest
 
-from ramp.analysis.authors import agreement, parse_outcomes, side_by_side
+from ramp.analysis.authors import (
+    agreement,
+    agreement_pairs,
+    authors_flags,
+    our_flags,
+    parse_outcomes,
+    side_by_side,
+    trajectories,
+    trajectory,
+)
 
 LINES = "\n".join([
     '{"bug_code_uid": "t1", "apr_id": "x", "src_uid": "W", "difficulty": 800.0, '
@@ -51,9 +60,87 @@ def test_side_by_side_keeps_the_shared_tasks_grouped_by_problem():
     # t9 only theirs, t5 only ours: left out; easiest first, a problem's tasks together.
     assert list(both["task_id"]) == ["t1", "t2", "t3"]
     assert list(both.columns) == ["task_id", "problem_id", "difficulty", "authors_solved",
-                                  "strict", "cumulative"]
-    assert both.set_index("task_id").loc["t2"].tolist()[2:] == [False, True, True]
+                                  "authors_final", "strict", "cumulative"]
+    t2 = both.set_index("task_id").loc["t2"]
+    assert [t2["authors_solved"], t2["strict"], t2["cumulative"]] == [False, True, True]
+    # t1 records its final candidate; t2 and t3 do not.
+    assert list(both["authors_final"].astype(object).fillna("?")) == [True, "?", "?"]
     assert agreement(both["authors_solved"], both["cumulative"]) == {
         "both solved": 2, "only theirs": 0, "only ours": 1, "neither": 0}
     assert agreement(both["authors_solved"], both["strict"]) == {
         "both solved": 0, "only theirs": 2, "only ours": 1, "neither": 0}
+
+
+ITERATIONS = "\n".join([
+    # Right at the first candidate, wrong in the middle, right again at the last (3 written).
+    '{"bug_code_uid": "r", "is_solved": true, "final_unit_ok": true, "implementations": 3, '
+    '"generated_pass_by_iteration": [false, false, false], '
+    '"hidden_pass_by_iteration": [true, false, true]}',
+    # Ended early: its generated tests accepted a wrong program at the second candidate.
+    '{"bug_code_uid": "e", "is_solved": false, "final_unit_ok": false, "implementations": 2, '
+    '"generated_pass_by_iteration": [false, true], "hidden_pass_by_iteration": [false, false]}',
+    '{"bug_code_uid": "old", "is_solved": true}',
+])
+
+
+def test_parse_keeps_the_per_iteration_record():
+    frame = parse_outcomes(ITERATIONS).set_index("task_id")
+    assert frame.loc["r", "authors_hidden"] == [True, False, True]
+    assert bool(frame.loc["r", "authors_final"]) and frame.loc["e", "authors_candidates"] == 2
+    assert pd.isna(frame.loc["old", "authors_final"]) and frame.loc["old", "authors_hidden"] is None
+    # Only the tasks that record their iterations have flags.
+    assert authors_flags(frame.reset_index()) == {
+        "r": ([False, False, False], [True, False, True]), "e": ([False, True], [False, False])}
+
+
+def test_the_per_iteration_record_survives_parquet(tmp_path):
+    parse_outcomes(ITERATIONS).to_parquet(tmp_path / "a.parquet")
+    back = pd.read_parquet(tmp_path / "a.parquet")
+    assert authors_flags(back) == authors_flags(parse_outcomes(ITERATIONS))
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"bug_code_uid": "t", "is_solved": true, "hidden_pass_by_iteration": [1, 0]}',
+     "hidden_pass_by_iteration must be a list of booleans"),
+    ('{"bug_code_uid": "t", "is_solved": true, "hidden_pass_by_iteration": [true], '
+     '"generated_pass_by_iteration": []}', "unequal length"),
+])
+def test_a_malformed_per_iteration_record_is_named(line, message):
+    with pytest.raises(ValueError, match=f"f:1: .*{message}"):
+        parse_outcomes(line, "f")
+
+
+def test_trajectory_counts_right_and_wrong_candidates_the_tests_accepted():
+    assert trajectory([False, False, False], [True, False, True]) == {
+        "candidates": 3, "first_right": 1, "right_accepted": 0, "right_rejected": 2,
+        "wrong_accepted": 0, "final_right": True}
+    assert trajectory([False, True], [False, False]) == {
+        "candidates": 2, "first_right": None, "right_accepted": 0, "right_rejected": 0,
+        "wrong_accepted": 1, "final_right": False}
+    assert trajectory([], [])["final_right"] is None
+    with pytest.raises(ValueError):
+        trajectory([True], [True, False])
+
+
+def test_our_flags_follow_the_iterations_and_trajectories_tabulate_them():
+    attempts = pd.DataFrame({"task_id": ["x", "x", "y"], "iteration": [2, 1, 1],
+                             "passed_generated": [True, None, False],
+                             "passed_hidden": [True, False, False]})
+    flags = our_flags(attempts)
+    # x's attempts in iteration order; a missing verdict of its own tests is a rejection.
+    assert flags == {"x": ([False, True], [False, True]), "y": ([False], [False])}
+    frame = trajectories(flags).set_index("task_id")
+    assert frame.loc["x", "first_right"] == 2 and frame.loc["x", "right_accepted"] == 1
+    assert pd.isna(frame.loc["y", "first_right"]) and not frame.loc["y", "final_right"]
+
+
+def test_our_strict_is_compared_with_their_final_candidate_when_recorded():
+    ours = pd.DataFrame({"task_id": ["r", "e"], "problem_id": ["P", "P"],
+                         "difficulty": pd.array([800, 800], dtype="Int64"),
+                         "strict": [False, False], "cumulative": [True, False]})
+    pairs = agreement_pairs(side_by_side(parse_outcomes(ITERATIONS), ours))
+    assert [(ours_name, theirs_name) for ours_name, theirs_name, *_ in pairs] == [
+        ("cumulative", "is_solved"), ("strict", "final candidate")]
+    # A file without final_unit_ok: their is_solved stands in.
+    pairs = agreement_pairs(side_by_side(parse_outcomes(LINES), ours.assign(task_id=["t1", "t2"])))
+    assert pairs[1][1] == "is_solved"

@@ -471,8 +471,14 @@ def test_figure2_sets_the_main_method_beside_the_best_other(study):
 
 
 AUTHORS_LINES = "\n".join([
-    '{"bug_code_uid": "a", "src_uid": "P", "difficulty": 900, "is_solved": true}',
-    '{"bug_code_uid": "c", "src_uid": "Q", "difficulty": 1700, "is_solved": true}',
+    # a: right at the first candidate and the last, all K written, never accepted.
+    '{"bug_code_uid": "a", "src_uid": "P", "difficulty": 900, "is_solved": true, '
+    '"final_unit_ok": true, "implementations": 3, "generated_pass_by_iteration": '
+    '[false, false, false], "hidden_pass_by_iteration": [true, false, true]}',
+    # c: right at the first, then a wrong one its generated tests accepted: ended early.
+    '{"bug_code_uid": "c", "src_uid": "Q", "difficulty": 1700, "is_solved": true, '
+    '"final_unit_ok": false, "implementations": 2, "generated_pass_by_iteration": '
+    '[false, true], "hidden_pass_by_iteration": [true, false]}',
     '{"bug_code_uid": "z", "src_uid": "R", "difficulty": 800, "is_solved": false}',
 ])
 
@@ -490,12 +496,17 @@ def test_authors_table_sets_their_outcome_beside_ours(authored):
     table = tables.authors_table(authored).set_index("task")
     # Shared tasks a and c (z is not in the study, b not in theirs).
     assert list(table.index) == ["a", "c"]
-    assert table.loc["a"].tolist()[2:] == ["solved", "solved", "solved"]
-    assert table.loc["c"].tolist()[2:] == ["solved", "", ""]
+    # their cumulative, their final candidate, our cumulative, our strict
+    assert table.loc["a"].tolist()[2:] == ["solved", "solved", "solved", "solved"]
+    assert table.loc["c"].tolist()[2:] == ["solved", "", "", ""]
     counts = tables.authors_agreement(authored).set_index(["method", "our score"])
     assert counts.loc[("ramp", "cumulative")].to_dict() == {
-        "tasks": 2, "authors solved": 2, "we solved": 1, "both solved": 1, "only theirs": 1,
-        "only ours": 0, "neither": 0, "agree": 1}
+        "their score": "is_solved", "tasks": 2, "authors solved": 2, "we solved": 1,
+        "both solved": 1, "only theirs": 1, "only ours": 0, "neither": 0, "agree": 1}
+    # Our strict against their final candidate (a right, c wrong in both).
+    assert counts.loc[("ramp", "strict")].to_dict() == {
+        "their score": "final candidate", "tasks": 2, "authors solved": 1, "we solved": 1,
+        "both solved": 1, "only theirs": 0, "only ours": 0, "neither": 1, "agree": 2}
     # Only the main variant (RAMP) is compared with the authors' RAMP.
     assert set(counts.index.get_level_values("method")) == {"ramp"}
 
@@ -510,13 +521,23 @@ def test_authors_side_by_side_is_rendered_only_with_shared_tasks(authored, tmp_p
     assert "![authors](authors.png)" in text
     for path in figure_paths(tmp_path / "s", authors=True):
         assert Path(path).stat().st_size > 0, path
+    assert "![authors_trajectory](authors_trajectory.png)" in text
     assert set(figure_paths(tmp_path, authors=True)) - set(figure_paths(tmp_path)) == {
-        str(tmp_path / p) for p in ("authors.png", "authors.pdf", "tables/authors.csv",
-                                    "tables/authors_agreement.csv", "data/authors.parquet")}
+        str(tmp_path / p) for p in (
+            "authors.png", "authors.pdf", "authors_trajectory.png", "authors_trajectory.pdf",
+            "tables/authors.csv", "tables/authors_agreement.csv",
+            "tables/authors_trajectory.csv", "tables/authors_trajectory_totals.csv",
+            "data/authors.parquet")}
     back = pd.read_parquet(tmp_path / "s" / "data" / "authors.parquet")
     assert list(back["task_id"]) == ["a", "c", "z"]
     combine_summaries([tmp_path / "s" / "summary.md"], tmp_path / "summary.md")
-    assert "](s/authors.png)" in (tmp_path / "summary.md").read_text()
+    combined = (tmp_path / "summary.md").read_text()
+    assert "](s/authors.png)" in combined and "](s/authors_trajectory.png)" in combined
+    # Redrawn from the written frames alone (the committed studies' path), the same section.
+    from ramp.figures.rerender import load_source_data
+
+    again = render_study(load_source_data(tmp_path / "s"), tmp_path / "s", write_data=False)
+    assert again == text
     # No task in common: the files the rule declares, but no section in the summary.
     apart = replace(authored, authors=parse_outcomes(AUTHORS_LINES.splitlines()[-1]))
     text = render_study(apart, tmp_path / "t")
@@ -526,6 +547,51 @@ def test_authors_side_by_side_is_rendered_only_with_shared_tasks(authored, tmp_p
     # Without the authors' file, nothing of theirs is written.
     text = render_study(replace(authored, authors=None), tmp_path / "u")
     assert not (tmp_path / "u" / "authors.png").exists() and "authors" not in text
+
+
+def test_their_loop_is_set_beside_ours_candidate_by_candidate(authored):
+    per_task = tables.trajectory_table(authored).set_index("task")
+    assert list(per_task.index) == ["a", "c"]
+    # ramp: a wrong then right (accepted); c one wrong candidate its tests accepted.
+    assert per_task.loc["a", ["authors candidates", "authors first right",
+                              "authors right accepted/rejected", "authors final right",
+                              "ramp candidates", "ramp first right",
+                              "ramp right accepted/rejected", "ramp final right"]].tolist() == [
+        3, 1, "0/2", "yes", 2, 2, "1/0", "yes"]
+    assert per_task.loc["c", ["authors wrong accepted", "authors final right",
+                              "ramp first right", "ramp wrong accepted"]].tolist() == [
+        1, "", "", 1]
+    totals = tables.trajectory_totals(authored).set_index("loop")
+    assert totals.loc["authors"].to_dict() == {
+        "tasks": 2, "candidates": 5, "ran every iteration": 1,
+        "tasks with a right candidate": 2, "right at the first": 2, "right first later": 0,
+        "right accepted": 0, "right rejected": 3, "wrong accepted": 1,
+        "final candidate right": 1}
+    assert totals.loc["ramp"].to_dict() == {
+        "tasks": 2, "candidates": 3, "ran every iteration": 0,
+        "tasks with a right candidate": 1, "right at the first": 0, "right first later": 1,
+        "right accepted": 1, "right rejected": 0, "wrong accepted": 1,
+        "final candidate right": 1}
+    from ramp.figures.render import trajectory_note
+
+    note = trajectory_note(authored)
+    assert "wrote all 3 candidates on 1 of 2 tasks and went on past a right candidate on 2" in note
+    assert "ended early on 1, 1 of them after its generated tests had accepted" in note
+
+
+def test_without_a_per_iteration_record_there_is_no_trajectory(authored):
+    from dataclasses import replace
+
+    from ramp.analysis.authors import parse_outcomes
+
+    bare = "\n".join(line for line in AUTHORS_LINES.splitlines() if "_by_iteration" not in line)
+    old = replace(authored, authors=parse_outcomes(
+        bare + '\n{"bug_code_uid": "a", "src_uid": "P", "difficulty": 900, "is_solved": true}'))
+    assert tables.trajectory_flags(old) == {} and tables.trajectory_table(old).empty
+    assert tables.trajectory_totals(old).empty
+    # Their strict-side outcome is unknown: our strict is compared with is_solved.
+    counts = tables.authors_agreement(old).set_index(["method", "our score"])
+    assert counts.loc[("ramp", "strict"), "their score"] == "is_solved"
 
 
 def test_a_study_redrawn_from_its_source_data_is_the_same_bytes(study, tmp_path):
@@ -565,6 +631,11 @@ def test_the_summary_sets_the_paper_s_numbers_for_the_study_s_language_beside_ou
     text = render_study(study, tmp_path / "ruby")
     assert "## The paper's pass@1 beside ours (Ruby)" in text and "its Table 1 (34 tasks" in text
     assert text.index("## Table 1") < text.index("beside ours (Ruby)") < text.index("## Each")
+    # The baselines the authors fed with hidden tests are said to differ from ours.
+    from ramp.figures.render import HIDDEN_FEEDBACK_NOTE
+
+    note = text.index(HIDDEN_FEEDBACK_NOTE)
+    assert text.index("beside ours (Ruby)") < note < text.index("## Each")
 
     cpp = replace(study, task_scores=study.task_scores.assign(language="cpp"))
     text = render_study(cpp, tmp_path / "cpp")

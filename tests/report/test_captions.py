@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from ramp.figures.render import AUTHORS_FIGURE, AUTHORS_TABLES, FIGURES, TABLES
+from ramp.figures.render import AUTHORS_FIGURES, AUTHORS_TABLES, FIGURES, TABLES
 
 CAPTIONS = Path(__file__).resolve().parents[2] / "workflow" / "report"
 
 
 @pytest.mark.parametrize("path", [
-    *(f"figures/{name}.rst" for name in [*FIGURES, AUTHORS_FIGURE]),
+    *(f"figures/{name}.rst" for name in [*FIGURES, *AUTHORS_FIGURES]),
     *(f"tables/{name}.rst" for name in [*TABLES, *AUTHORS_TABLES]),
     "trajectory.rst", "runtimes.rst", "workflow.rst",
 ])
@@ -22,7 +22,7 @@ def test_a_caption_exists_and_says_something(path):
 
 
 def test_no_caption_is_left_over():
-    named = {f"figures/{n}.rst" for n in [*FIGURES, AUTHORS_FIGURE]}
+    named = {f"figures/{n}.rst" for n in [*FIGURES, *AUTHORS_FIGURES]}
     named |= {f"tables/{n}.rst" for n in [*TABLES, *AUTHORS_TABLES]}
     found = {p.relative_to(CAPTIONS).as_posix() for p in CAPTIONS.glob("*/*.rst")}
     assert found == named

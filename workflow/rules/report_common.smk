@@ -4,7 +4,8 @@
 
 import itertools
 
-from ramp.figures.render import AUTHORS_FIGURE, AUTHORS_TABLES, FIGURES as FIGURE_TITLES
+from ramp.figures.render import AUTHORS_FIGURE, AUTHORS_FIGURES, AUTHORS_TABLES
+from ramp.figures.render import FIGURES as FIGURE_TITLES
 from ramp.figures.render import TABLES as TABLE_TITLES
 
 REPORT = f"{RESULTS}/report/{{subset}}"
@@ -46,6 +47,7 @@ def reported_figures(paths):
     """
     titles = {name: title for name, (_, title) in FIGURE_TITLES.items()}
     titles[AUTHORS_FIGURE] = "The RAMP authors' outcomes beside ours"
+    titles[AUTHORS_FIGURES[1]] = "The authors' loop beside ours, candidate by candidate"
     marked = []
     for path in paths:
         name = Path(path).stem

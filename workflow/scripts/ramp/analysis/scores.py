@@ -3,8 +3,10 @@
 * **strict**: the program the method returns passes every hidden test. RAMP returns the first
   attempt that passed its generated tests, else the last one (hidden tests used only at the end).
 * **cumulative**: some attempt up to the budget passed every hidden test (what the paper's
-  numbers and its released code measure; equal to the score of the Discussion's early-stopping
-  rule, "stop a task once a candidate passes the hidden tests").
+  numbers and the authors' released ``is_solved`` count: their loop runs on past a hidden pass
+  and counts the task solved if any candidate passed; ramp.analysis.authors). It is also the
+  score of the Discussion's early-stopping rule, "stop a task once a candidate passes the
+  hidden tests", which returns that candidate.
 
 "At budget t" means the run had been stopped after iteration t, so the strict curve over t is
 the number solved *now* (Figure 3 left, with its regressions) and the cumulative curve never

@@ -17,7 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from ramp.analysis.authors import AGREEMENT, agreement
+from ramp.analysis.authors import AGREEMENT, agreement, agreement_pairs
 from ramp.analysis.transitions import NOT_RUN, matrix
 from ramp.figures.study import Method, Study
 from ramp.sampling import BANDS
@@ -367,8 +367,9 @@ def figure_authors(study: Study, frames: dict[Method, pd.DataFrame]) -> Figure:
              ylabel="task (problem, difficulty)", title="Authors' outcomes beside ours")
     rows = []
     for m, f in frames.items():
-        for score in ("cumulative", "strict"):
-            rows.append((f"{study.name(m)} {score}", agreement(f["authors_solved"], f[score])))
+        for score, theirs_name, theirs, ours in agreement_pairs(f):
+            rows.append((f"{study.name(m)} {score}\n(theirs: {theirs_name})",
+                         agreement(theirs, ours)))
     colours = (SOLVED, "tab:orange", "tab:blue", UNSOLVED)
     y = np.arange(len(rows))
     start = np.zeros(len(rows))
@@ -381,7 +382,7 @@ def figure_authors(study: Study, frames: dict[Method, pd.DataFrame]) -> Figure:
     right.set_yticks(y, [name for name, _ in rows])
     right.invert_yaxis()
     right.set(xlabel=f"tasks ({len(first)} in both studies)", ylabel="our score",
-              title="Agreement with the authors (theirs is cumulative)")
+              title="Agreement with the authors")
     right.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=4,
                  frameon=False)
     _integer(right.xaxis)
@@ -391,3 +392,56 @@ def figure_authors(study: Study, frames: dict[Method, pd.DataFrame]) -> Figure:
 
 def _rows(frames: dict[Method, pd.DataFrame]) -> int:
     return max((len(f) for f in frames.values()), default=0)
+
+
+# A candidate of a loop, by whether it passes every hidden test and whether the loop's own
+# tests accepted it; a loop that stopped early leaves the rest of its row unwritten.
+TRAJECTORY_CELLS = ("not written", "wrong, rejected", "wrong, accepted", "right, rejected",
+                    "right, accepted")
+TRAJECTORY_COLOURS = ("#f5f5f5", "#f4c7c3", "#b71c1c", "#a5d6a7", "#1b5e20")
+
+
+def trajectory_grid(flags: dict[str, tuple[list[bool], list[bool]]], width: int) -> np.ndarray:
+    """Tasks x candidates, each cell an index into :data:`TRAJECTORY_CELLS`."""
+    grid = np.zeros((len(flags), width), dtype=int)
+    for row, (generated, hidden) in enumerate(flags.values()):
+        for col, (gen, hid) in enumerate(zip(generated[:width], hidden[:width], strict=True)):
+            grid[row, col] = 1 + int(gen) + 2 * int(hid)
+    return grid
+
+
+def figure_trajectory(study: Study, sides: dict[str, dict[str, tuple[list[bool], list[bool]]]],
+                      labels: list[str]) -> Figure:
+    """The authors' loop beside ours, candidate by candidate: one panel per side (theirs
+    first), one row per shared task (``labels``, in the sides' order), one column per
+    candidate (1: the first), coloured by whether it is right and whether the loop's own
+    tests accepted it. ``sides``: ramp.figures.tables.trajectory_flags."""
+    fig, axes = plt.subplots(1, max(1, len(sides)), sharey=True, squeeze=False,
+                             figsize=(3.2 * max(2, len(sides)) + 2,
+                                      max(4.5, 0.22 * len(labels) + 2)))
+    if not sides:
+        ax = axes[0, 0]
+        ax.text(0.5, 0.5, "no per-iteration record shared with the authors", ha="center",
+                va="center")
+        ax.set(xlabel="candidate", ylabel="tasks", xticks=[], yticks=[])
+        return fig
+    width = max(len(hid) for flags in sides.values() for _, hid in flags.values())
+    cmap = ListedColormap(TRAJECTORY_COLOURS)
+    for ax, (side, flags) in zip(axes[0], sides.items(), strict=True):
+        grid = trajectory_grid(flags, width)
+        ax.imshow(grid, cmap=cmap, vmin=0, vmax=len(TRAJECTORY_CELLS) - 1, aspect="auto")
+        ax.set_xticks(np.arange(width), [str(c) for c in range(1, width + 1)], fontsize=7)
+        right = int((grid >= 3).any(axis=1).sum())
+        final = sum(bool(hid) and hid[-1] for _, hid in flags.values())
+        ax.set(xlabel="candidate (1: the first)")
+        ax.set_title(f"{side}\n{right} with a right candidate, {final} final right",
+                     fontsize=10)
+    axes[0, 0].set_yticks(np.arange(len(labels)), labels, fontsize=7)
+    axes[0, 0].set_ylabel("task (problem, difficulty)")
+    handles = [Patch(facecolor=c, edgecolor="grey", label=n)
+               for n, c in zip(TRAJECTORY_CELLS, TRAJECTORY_COLOURS, strict=True)]
+    fig.legend(handles=handles, loc="lower center", ncols=len(handles), fontsize=8,
+               frameon=False, bbox_to_anchor=(0.5, -0.02))
+    _model_title(fig, study)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig

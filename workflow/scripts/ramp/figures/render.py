@@ -47,14 +47,22 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
 # Text under a table in the summary: how to read it, drawn from the study like the table.
 NOTES: dict[str, Callable[[Study], str]] = {"table1": tables.interval_note}
 # The side-by-side with the RAMP authors' released outcomes, drawn when the study is given
-# their file: a per-task table, the agreement counts and a figure.
+# their file: a per-task table, the agreement counts, their loop beside ours candidate by
+# candidate (per task and in total), and two figures.
 AUTHORS_TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "authors": (tables.authors_table, "The RAMP authors' released outcome beside ours, per "
-                "task (theirs checks hidden tests every iteration: a cumulative score)"),
+                "task (theirs: any candidate right, a cumulative score; and whether their "
+                "final candidate is right)"),
     "authors_agreement": (tables.authors_agreement, "Agreement with the authors' outcomes on "
                           "the tasks both ran"),
+    "authors_trajectory_totals": (tables.trajectory_totals, "Their loop beside ours, "
+                                  "candidate by candidate, in total"),
+    "authors_trajectory": (tables.trajectory_table, "Their loop beside ours, per task "
+                           "(first right: 1 is the first candidate; right accepted/rejected: "
+                           "right candidates the loop's own tests accepted / rejected)"),
 }
 AUTHORS_FIGURE = "authors"
+AUTHORS_FIGURES = (AUTHORS_FIGURE, "authors_trajectory")
 FORMATS = ("png", "pdf")
 # The frames every table and figure is drawn from, written beside them as the run's small,
 # committable record (one row per method x ...; no program text, no data-set text).
@@ -78,7 +86,7 @@ def figure_paths(
     paths += [out / "tables" / f"{name}.csv" for name in TABLES]
     paths += [out / "data" / f"{name}.parquet" for name in DATA_NAMES]
     if authors:
-        paths += [out / f"{AUTHORS_FIGURE}.{ext}" for ext in FORMATS]
+        paths += [out / f"{name}.{ext}" for name in AUTHORS_FIGURES for ext in FORMATS]
         paths += [out / "tables" / f"{name}.csv" for name in AUTHORS_TABLES]
         paths.append(out / "data" / "authors.parquet")
     if summary:
@@ -125,6 +133,15 @@ def _table(df: pd.DataFrame, out: Path, name: str) -> str:
     return _markdown(df)
 
 
+# Under the paper's numbers: the baselines the authors ran with the hidden tests as feedback.
+HIDDEN_FEEDBACK_NOTE = (
+    "The paper's ChatRepair and LANTERN ran inside LANTERN's framework with the hidden tests "
+    "as feedback each round (the tasks left in the loop were those not yet fixed on them; "
+    "ChatRepair's next prompt showed a failing one); ours see the statement's sample tests "
+    "only (`hidden_feedback: true` runs them the paper's way, its scores labelled as such; "
+    "docs/baselines.md).")
+
+
 def _reported(study: Study, table1: pd.DataFrame) -> list[str]:
     """The summary's section with the paper's pass@1 for the study's language beside ours
     (``table1``; none when the frames do not say the language)."""
@@ -136,29 +153,66 @@ def _reported(study: Study, table1: pd.DataFrame) -> list[str]:
             "DeepSeek-Coder-6.7B-Instruct behind every method and K = 11. Its scores are "
             "cumulative pass@1: compare them with our cumulative column, and mind that our "
             "model, budget and tasks are this study's.", "",
-            _markdown(beside_ours(study.language, table1)), ""]
+            _markdown(beside_ours(study.language, table1)), "",
+            HIDDEN_FEEDBACK_NOTE, ""]
 
 
 def _render_authors(study: Study, out: Path) -> list[str]:
     """The side-by-side files; the summary's section only when some task is shared."""
-    sections = [(title, _table(build(study), out, name))
-                for name, (build, title) in AUTHORS_TABLES.items()]
+    sections = {name: (title, _table(build(study), out, name))
+                for name, (build, title) in AUTHORS_TABLES.items()}
     frames = tables.authors_side_by_side(study)
     save_figure(plots.figure_authors(study, frames), out / AUTHORS_FIGURE)
+    flags = tables.trajectory_flags(study)
+    labels = tables.trajectory_table(study)
+    labels = [f"{t} ({p[:6]}, {d})" for t, p, d in
+              zip(labels.get("task", []), labels.get("problem", []),
+                  labels.get("difficulty", []), strict=True)]
+    save_figure(plots.figure_trajectory(study, flags, labels), out / AUTHORS_FIGURES[1])
     shared = max((len(f) for f in frames.values()), default=0)
     if not shared:
         return []
     lines = [f"## The authors' outcomes beside ours ({shared} tasks in both)", "",
              f"The RAMP authors released their per-task outcome ({len(study.authors)} tasks); "
-             f"{shared} of them are in this study. Theirs is a cumulative score (their runner "
-             "checks the hidden tests after every iteration), so compare it with our "
-             "cumulative column; our strict one is what a run that never sees the hidden "
-             "tests returns. Their backbone and ours may differ: the table says where the "
-             "two studies agree, not why.", ""]
-    for title, text in sections:
+             f"{shared} of them are in this study. Their `is_solved` counts a task solved when "
+             "any of its candidates passed the hidden tests, a cumulative score: compare it "
+             "with our cumulative column. Their loop does not stop at a hidden pass, so "
+             "whether their final candidate passes is the nearest they have to our strict "
+             "score (a run that never sees the hidden tests). Their backbone and ours may "
+             "differ: the table says where the two studies agree, not why.", ""]
+    for name in ("authors", "authors_agreement"):
+        title, text = sections[name]
         lines += [f"### {title}", "", text, ""]
     lines += [f"![{AUTHORS_FIGURE}]({AUTHORS_FIGURE}.png)", ""]
+    if flags:
+        lines += [f"### {sections['authors_trajectory_totals'][0]}", "",
+                  trajectory_note(study), "", sections["authors_trajectory_totals"][1], "",
+                  f"![{AUTHORS_FIGURES[1]}]({AUTHORS_FIGURES[1]}.png)", "",
+                  f"### {sections['authors_trajectory'][0]}", "",
+                  sections["authors_trajectory"][1], ""]
     return lines
+
+
+def trajectory_note(study: Study) -> str:
+    """How to read the per-candidate comparison, with the authors' own counts."""
+    totals = tables.trajectory_totals(study).set_index("loop")
+    budget = tables.trajectory_budgets(study)["authors"]
+    a = totals.loc["authors"]
+    theirs = tables.trajectories(study)["authors"]
+    early = theirs[theirs["candidates"] < budget]
+    early_accepted = int(((early["right_accepted"] + early["wrong_accepted"]) > 0).sum())
+    went_past = int((theirs["first_right"] < theirs["candidates"]).fillna(False).sum())
+    return (
+        f"Each loop's candidates in the order written (the authors' iteration 0 is candidate "
+        f"1). Their loop wrote all {budget} candidates on {a['ran every iteration']} of "
+        f"{a['tasks']} tasks and went on past a right candidate on {went_past}; it ended early "
+        f"on {len(early)}, {early_accepted} of them after its generated tests had accepted a "
+        f"candidate. Their generated tests accepted {a['right accepted']} right and "
+        f"{a['wrong accepted']} wrong candidates. Of their {a['tasks with a right candidate']} "
+        f"tasks with a right candidate, {a['right at the first']} had one at the first; their "
+        f"final candidate is right on {a['final candidate right']}. Our loop returns the first "
+        "candidate its generated tests accept, else the last: our final candidate is the one "
+        "our strict score judges.")
 
 
 def render_study(study: Study, out_dir: str | os.PathLike[str], about: str = "",
@@ -204,7 +258,7 @@ def combine_summaries(parts: Sequence[str | os.PathLike[str]], out: str | os.Pat
     texts = []
     for p in map(Path, parts):
         text = p.read_text(encoding="utf-8")
-        for stem in ("figure", AUTHORS_FIGURE):
+        for stem in ("figure", *AUTHORS_FIGURES):
             text = text.replace(f"]({stem}", f"]({p.parent.name}/{stem}")
         texts.append(text.replace("\n# ", "\n## ").replace("# RAMP", "## RAMP", 1))
     write_text(out, "# RAMP results\n\n" + "\n\n".join(texts))

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ramp.analysis.authors import AGREEMENT, agreement, side_by_side
+from ramp.analysis.authors import (
+    AGREEMENT,
+    Flags,
+    agreement,
+    agreement_pairs,
+    authors_flags,
+    our_flags,
+    side_by_side,
+)
+from ramp.analysis.authors import trajectories as trajectory_frame
 from ramp.analysis.costs import EXECUTOR_STAGES
 from ramp.analysis.oracle import CATEGORIES
 from ramp.analysis.oracle import table3 as oracle_counts
@@ -440,8 +449,10 @@ def authors_side_by_side(study: Study) -> dict[Method, pd.DataFrame]:
 
 
 def authors_table(study: Study) -> pd.DataFrame:
-    """The tasks both studies ran, one row each: the authors' released outcome (cumulative)
-    beside ours, cumulative and strict, per compared method; empty when no task is shared."""
+    """The tasks both studies ran, one row each: the authors' released outcome (cumulative: any
+    candidate right; and, where their file says, whether their final candidate is right, the
+    nearest to our strict) beside ours, cumulative and strict, per compared method; empty when
+    no task is shared."""
     frames = {m: f for m, f in authors_side_by_side(study).items() if len(f)}
     if not frames:
         return pd.DataFrame()
@@ -449,6 +460,8 @@ def authors_table(study: Study) -> pd.DataFrame:
     out = pd.DataFrame({"task": first["task_id"].str[:8], "problem": first["problem_id"].str[:8],
                         "difficulty": first["difficulty"],
                         "authors (cumulative)": _solved(first["authors_solved"])})
+    if first["authors_final"].notna().any():
+        out["authors final candidate"] = _solved(first["authors_final"].fillna(False))
     for m, f in frames.items():
         ours = f.set_index("task_id").reindex(first["task_id"])
         out[f"{study.name(m)} cumulative"] = _solved(ours["cumulative"]).to_numpy()
@@ -462,17 +475,97 @@ def _solved(flags: pd.Series) -> pd.Series:
 
 def authors_agreement(study: Study) -> pd.DataFrame:
     """On the shared tasks, how our score agrees with the authors' outcome, per compared
-    method and score: tasks both solved, only theirs, only ours, neither."""
+    method and score (:func:`agreement_pairs`): tasks both solved, only theirs, only ours,
+    neither."""
     rows = []
     for m, f in authors_side_by_side(study).items():
         if f.empty:
             continue
-        for score in ("cumulative", "strict"):
-            counts = agreement(f["authors_solved"], f[score])
-            rows.append({"method": study.name(m), "our score": score, "tasks": len(f),
-                         "authors solved": int(f["authors_solved"].sum()),
-                         "we solved": int(f[score].sum()), **counts,
-                         "agree": counts["both solved"] + counts["neither"]})
-    columns = ["method", "our score", "tasks", "authors solved", "we solved", *AGREEMENT,
-               "agree"]
+        for score, their_score, theirs, ours in agreement_pairs(f):
+            counts = agreement(theirs, ours)
+            rows.append({"method": study.name(m), "our score": score,
+                         "their score": their_score, "tasks": len(f),
+                         "authors solved": int(theirs.sum()), "we solved": int(ours.sum()),
+                         **counts, "agree": counts["both solved"] + counts["neither"]})
+    columns = ["method", "our score", "their score", "tasks", "authors solved", "we solved",
+               *AGREEMENT, "agree"]
     return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame()
+
+
+def trajectory_flags(study: Study) -> dict[str, Flags]:
+    """Per side, the authors' first and then each compared method (by its name in the study),
+    its candidates' flags (ramp.analysis.authors.Flags) on the tasks every side has, in the
+    order of :func:`authors_table`; empty when the authors' file has no per-iteration record
+    or no task is shared."""
+    if study.authors is None:
+        return {}
+    sides = {"authors": authors_flags(study.authors)}
+    for m in authors_methods(study):
+        sides[study.name(m)] = our_flags(study.of(study.hidden_attempts, m))
+    if len(sides) < 2 or not all(sides.values()):
+        return {}
+    shared = set.intersection(*(set(f) for f in sides.values()))
+    order = study.authors[study.authors["task_id"].isin(shared)]
+    order = order.sort_values(["difficulty", "problem_id", "task_id"], na_position="last")
+    return {side: {t: f[t] for t in order["task_id"]} for side, f in sides.items()}
+
+
+def trajectories(study: Study) -> dict[str, pd.DataFrame]:
+    """Per side of :func:`trajectory_flags`, its per-task
+    :func:`~ramp.analysis.authors.trajectory`, in the same order."""
+    return {side: trajectory_frame(flags) for side, flags in trajectory_flags(study).items()}
+
+
+def trajectory_budgets(study: Study) -> dict[str, int]:
+    """Per side of :func:`trajectories`, its budget: the most candidates a loop may write (the
+    authors': their longest record; ours: the study's K)."""
+    sides = trajectories(study)
+    if not sides:
+        return {}
+    budgets = {"authors": int(sides["authors"]["candidates"].max())}
+    for m in authors_methods(study):
+        budgets[study.name(m)] = int(study.of(study.scores, m)["iteration"].max())
+    return budgets
+
+
+def trajectory_table(study: Study) -> pd.DataFrame:
+    """Per shared task, each side's loop (:func:`trajectories`): candidates written, the first
+    right one (1: the first), the right ones its own tests accepted / rejected, the wrong ones
+    they accepted, and whether the final candidate is right."""
+    sides = trajectories(study)
+    if not sides:
+        return pd.DataFrame()
+    info = study.authors.set_index("task_id").loc[sides["authors"]["task_id"]]
+    out = pd.DataFrame({"task": sides["authors"]["task_id"].str[:8],
+                        "problem": info["problem_id"].astype(str).str[:8].to_numpy(),
+                        "difficulty": info["difficulty"].to_numpy()})
+    for side, f in sides.items():
+        out[f"{side} candidates"] = f["candidates"].to_numpy()
+        out[f"{side} first right"] = f["first_right"].astype(object).where(
+            f["first_right"].notna(), "").to_numpy()
+        out[f"{side} right accepted/rejected"] = [
+            f"{a}/{r}" for a, r in zip(f["right_accepted"], f["right_rejected"], strict=True)]
+        out[f"{side} wrong accepted"] = f["wrong_accepted"].to_numpy()
+        out[f"{side} final right"] = f["final_right"].fillna(False).map(
+            {True: "yes", False: ""}).to_numpy()
+    return out
+
+
+def trajectory_totals(study: Study) -> pd.DataFrame:
+    """:func:`trajectory_table` summed per side, one row each."""
+    sides, budgets = trajectories(study), trajectory_budgets(study)
+    rows = []
+    for side, f in sides.items():
+        right = f["first_right"].notna()
+        rows.append({
+            "loop": side, "tasks": len(f), "candidates": int(f["candidates"].sum()),
+            "ran every iteration": int((f["candidates"] >= budgets[side]).sum()),
+            "tasks with a right candidate": int(right.sum()),
+            "right at the first": int((f["first_right"] == 1).sum()),
+            "right first later": int((right & (f["first_right"] > 1)).sum()),
+            "right accepted": int(f["right_accepted"].sum()),
+            "right rejected": int(f["right_rejected"].sum()),
+            "wrong accepted": int(f["wrong_accepted"].sum()),
+            "final candidate right": int(f["final_right"].fillna(False).astype(bool).sum()),
+        })
+    return pd.DataFrame(rows)
