@@ -618,3 +618,22 @@ def test_the_summary_sets_the_paper_s_numbers_for_the_study_s_language_beside_ou
     older = replace(study, task_scores=study.task_scores.drop(columns="language"))
     assert older.language is None
     assert "beside ours" not in render_study(older, tmp_path / "older")
+
+
+def test_table3_notes_say_what_the_frames_hold(study):
+    from dataclasses import replace
+
+    assert "made before the oracle stage took reference programs" not in (
+        tables.text_reading_note(study))
+    older = replace(study, oracle_programs=study.oracle_programs.drop(
+        columns=["source", "language", "reference", "reference_note"]))
+    assert "made before the oracle stage took reference programs" in (
+        tables.text_reading_note(older))
+    cover = tables.oracle_coverage(older).set_index("measure")["value"]
+    assert cover["... a program found passing in the runs"] == 2  # every oracle was found
+    # A method whose run records no generated tests is named as left out of the code's reading.
+    untested = replace(study, oracle=study.oracle.assign(
+        n_tests=study.oracle["n_tests"].where(study.oracle["variant"] == "ramp", 0)))
+    assert set(tables.table3_code(untested)["variant"]) == {"ramp"}
+    assert "Left out, as their runs record no generated tests" in (
+        tables.code_reading_note(untested)) and "zero_shot" in tables.code_reading_note(untested)

@@ -430,11 +430,24 @@ def table3_note(study: Study) -> str:
 
 
 def text_reading_note(study: Study) -> str:
-    return f"Definition: {TEXT_READING}. Tasks without an oracle are counted apart (below)."
+    """The text's definition, and whether these frames had reference programs at all."""
+    note = f"Definition: {TEXT_READING}. Tasks without an oracle are counted apart (below)."
+    if not study.oracle_programs.empty and "source" not in study.oracle_programs.columns:
+        note += (" These frames were made before the oracle stage took reference programs: "
+                 "every oracle here is a program found in the runs (running the oracle stage "
+                 "again with `oracle.references` gives every problem its reference).")
+    return note
 
 
 def code_reading_note(study: Study) -> str:
-    return f"Definition: {CODE_READING}."
+    """The code's definition, and the methods it leaves out (no generated tests recorded)."""
+    runs = runs_with_generated_tests(study.oracle)
+    left = [study.name(m) for m in study.methods if (m.model, m.variant) not in runs]
+    note = f"Definition: {CODE_READING}."
+    if left:
+        note += (" Left out, as their runs record no generated tests (their own acceptance "
+                 f"check is another): {', '.join(left)}.")
+    return note
 
 
 def oracle_coverage(study: Study) -> pd.DataFrame:
