@@ -12,6 +12,7 @@ message naming the problem and the test. A wrong oracle must never classify.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -72,6 +73,22 @@ def parse_references(text: str, source: str = "references") -> dict[str, Referen
 
 def read_references(path: str | os.PathLike[str]) -> dict[str, Reference]:
     return parse_references(Path(path).read_text(encoding="utf-8"), str(path))
+
+
+def configured_references(
+    path: str | os.PathLike[str] | None, log: logging.Logger
+) -> dict[str, Reference]:
+    """The references of config ``oracle.references``: none when unset; a missing file is a
+    warning in ``log`` (every oracle is then a program found in the runs), not an error."""
+    if not path:
+        return {}
+    if not Path(path).is_file():
+        log.warning("oracle.references: %s not found; every oracle is a program found in the "
+                    "runs", path)
+        return {}
+    references = read_references(path)
+    log.info("%d reference programs from %s", len(references), path)
+    return references
 
 
 def check_reference(reference: Reference, task: Task, runner: Executor) -> ReferenceCheck:
