@@ -426,7 +426,9 @@ def table3_note(study: Study) -> str:
     return (f"The paper's numbers ({reported.where}: RAMP with DeepSeek-Coder-6.7B-Instruct on "
             f"all {reported.tasks} Ruby tasks, K = 11) classify every task at every iteration, "
             "which no ground-truth oracle could on a split without reference fixes; they read "
-            f"as the code's reading: {CODE_READING}. Next to them, {ours}.")
+            f"as the code's reading: {CODE_READING}. Next to them, {ours}. A task that "
+            "stopped keeps its last candidate here; in the paper's released runner an iteration a "
+            "task did not reach records no pass on either side, which its script counts as TN.")
 
 
 def text_reading_note(study: Study) -> str:
