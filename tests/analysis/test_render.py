@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from ramp.analysis import stages
+from ramp.analysis.references import Reference
 from ramp.figures import plots, tables
 from ramp.figures.render import combine_summaries, figure_paths, render_study
 from ramp.figures.study import RUN_FILES, Method, hidden_runs, load_study
@@ -93,9 +94,12 @@ def study_dir(tmp_path_factory) -> Path:
                                       run / "hidden_attempts.parquet",
                                       run / "candidates.parquet", EchoRunner())
     analysis = root / "results" / "analysis" / "s"
+    runner = EchoRunner()
+    # P has a reference program (it passes every hidden test); Q falls back to a found one.
     stages.oracle(tasks, run_tables(runs, ("attempts", "hidden_attempts", "tests")),
-                  EchoRunner(), analysis / "oracle.parquet",
-                  analysis / "oracle_programs.parquet", iterations=K)
+                  lambda _: runner, analysis / "oracle.parquet",
+                  analysis / "oracle_programs.parquet", iterations=K,
+                  references={"P": Reference("P", "ruby", "pass:all")})
     return root
 
 
@@ -138,6 +142,46 @@ def test_oracle_table_counts(study):
     assert cover["generated tests run on an oracle program"] == first["n_tests"].sum() > 0
     assert (cover["... whose expected output the oracle reproduces"]
             == first["n_tests_passed_oracle"].sum())
+
+
+def test_oracle_sources_on_a_scripted_run(study):
+    programs = study.oracle_programs.set_index("problem_id")
+    # P has a reference that passes its hidden tests; Q has none and falls back to a found one.
+    assert programs["source"].to_dict() == {"P": "reference", "Q": "found"}
+    assert programs["reference"].to_dict() == {"P": "used", "Q": "none"}
+    assert programs.loc["Q", "source_variant"] != ""
+    cover = tables.oracle_coverage(study).set_index("measure")["value"]
+    assert cover["... a reference program"] == 1
+    assert cover["... a program found passing in the runs"] == 1
+    assert cover["task x run pairs without an oracle"] == 0
+
+
+def test_table3_in_its_two_readings_on_a_scripted_run(study):
+    # ramp's current candidates (generated verdict, hidden verdict) per iteration:
+    #   a: (F, F) then (T, T) from t=2; b: (F, T), then (F, F); c: (T, F), stopped at t=1.
+    code = tables.table3_code(study)
+    assert set(code["variant"]) == {"ramp", "zero_shot"}  # both wrote generated tests
+    assert (code["tasks"] == 3).all()  # every task at every iteration, no oracle needed
+    ramp = code[code["variant"] == "ramp"].set_index("iteration")
+    count = lambda cell: int(cell.split(" ")[0])  # noqa: E731
+    assert [count(ramp.loc[1, c]) for c in ("FN", "FP", "TN", "TP")] == [1, 1, 1, 0]
+    assert [count(ramp.loc[3, c]) for c in ("FN", "FP", "TN", "TP")] == [0, 1, 1, 1]
+    assert ramp["carried"].tolist() == [0, 1, 2]
+    assert ramp.loc[1, "FN"] == "1 (33.3%)"
+    # The text's reading: the one generated test passes on both oracles, so a task counts
+    # as TP or FP by its hidden verdict alone (t=1: b passes, a and c fail).
+    text = tables.table3(study)
+    ramp = text[text["variant"] == "ramp"].set_index("iteration")
+    assert [count(ramp.loc[1, c]) for c in ("FN", "FP", "TN", "TP")] == [0, 2, 0, 1]
+
+
+def test_table3_beside_the_papers(study):
+    side = tables.table3_paper(study).set_index("iteration")
+    assert list(side.index) == list(range(1, 12))  # the paper's K = 11; ours stops at 3
+    assert side.loc[1, "paper FN"] == "185 (53.9%)" and (side["paper tasks"] == 343).all()
+    assert side.loc[1, "ours"] == "ramp" and side.loc[1, "ours FN"] == "1 (33.3%)"
+    assert side.loc[1, "ours tasks"] == 3 and pd.isna(side.loc[4, "ours tasks"])
+    assert "confusion_stats_by_iteration" in tables.table3_note(study)
 
 
 def test_ablation_tables_show_only_variants_run(study):
@@ -675,3 +719,22 @@ def test_the_truncation_table_counts_cut_answers_per_agent(study):
     assert "hidden_validation" not in set(table["agent"])
     old = study.costs.drop(columns=["cut_by_cap", "cut_by_context", "samples_fallback"])
     assert tables.truncation(dataclasses.replace(study, costs=old)).empty
+
+
+def test_table3_notes_say_what_the_frames_hold(study):
+    from dataclasses import replace
+
+    assert "made before the oracle stage took reference programs" not in (
+        tables.text_reading_note(study))
+    older = replace(study, oracle_programs=study.oracle_programs.drop(
+        columns=["source", "language", "reference", "reference_note"]))
+    assert "made before the oracle stage took reference programs" in (
+        tables.text_reading_note(older))
+    cover = tables.oracle_coverage(older).set_index("measure")["value"]
+    assert cover["... a program found passing in the runs"] == 2  # every oracle was found
+    # A method whose run records no generated tests is named as left out of the code's reading.
+    untested = replace(study, oracle=study.oracle.assign(
+        n_tests=study.oracle["n_tests"].where(study.oracle["variant"] == "ramp", 0)))
+    assert set(tables.table3_code(untested)["variant"]) == {"ramp"}
+    assert "Left out, as their runs record no generated tests" in (
+        tables.code_reading_note(untested)) and "zero_shot" in tables.code_reading_note(untested)

@@ -173,6 +173,17 @@ if AUTHORS and not os.path.exists(AUTHORS):
     AUTHORS = None
 
 
+# The reference programs (config oracle.references), the oracles of the text's Table 3: an
+# input of the oracle stage when the file is there. A missing file is no error: the stage's log
+# warns, and every oracle is a program found in the runs.
+REFERENCES = (config.get("oracle") or {}).get("references") or ""
+
+
+def oracle_references(w):
+    """The oracle stage's references input, when the file is there."""
+    return {"references": REFERENCES} if REFERENCES and os.path.exists(REFERENCES) else {}
+
+
 def render_inputs(w):
     """Every run's scored tables of the subset (by name), the subset's oracle analysis and the
     authors' outcomes, if any."""

@@ -81,8 +81,11 @@ rule score_run:
         "../scripts/score_run.py"
 
 
+# Each problem's oracle is its reference program (config oracle.references), checked on the
+# hidden tests first, else a program found passing them in the runs.
 rule oracle:
     input:
+        unpack(oracle_references),
         tasks=f"{TASKS}/{{subset}}.parquet",
         attempts=run_files("attempts"),
         hidden_attempts=run_files("hidden_attempts"),
@@ -99,6 +102,7 @@ rule oracle:
     threads: EXECUTOR_WORKERS
     params:
         iterations=ITERATIONS,
+        references=REFERENCES,
     message:
         "Generated tests vs oracle programs, every run of '{wildcards.subset}' (Table 3)"
     script:

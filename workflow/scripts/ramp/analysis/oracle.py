@@ -1,12 +1,15 @@
-"""Generated tests vs ground truth (the paper's Table 3, section 4.2).
+"""Generated tests vs ground truth (the paper's Table 3, section 4.2), in its two readings.
 
-This split has no reference fixes, so a problem's oracle is any program that passed all of its
-hidden tests, found in any run (model, variant, iteration) of the subset; for the problems whose
-data set cut some hidden inputs off, passing every non-truncated test is enough (no program can
-pass a cut input). One oracle per problem, chosen deterministically (shortest code, then run
-and task order). A run's generated tests for a task *pass on the ground truth* when the oracle
-passes every one of them. Per iteration t, each task's current candidate (the program it would
-return if stopped after t; a task that stopped earlier keeps its last one) is then:
+**The text's reading** (``TEXT_READING``): the generated tests run on a ground-truth program of
+the problem. A problem's oracle is its reference program (ramp.analysis.references: one per
+problem from a file, accepted only if it passes every complete hidden test), else, as the
+fall-back, any program that passed all of its hidden tests in any run (model, variant,
+iteration) of the subset; for the problems whose data set cut some hidden inputs off, passing
+every non-truncated test is enough (no program can pass a cut input). A found program is chosen
+deterministically (shortest code, then run and task order); ``source`` says which kind each
+oracle is. A run's generated tests for a task *pass on the ground truth* when the oracle passes
+every one of them. Per iteration t, each task's current candidate (the program it would return
+if stopped after t; a task that stopped earlier keeps its last one) is then:
 
 * TP: tests pass on the oracle and the candidate passes the hidden tests
 * FN: tests fail on the oracle, yet the candidate passes the hidden tests
@@ -15,43 +18,70 @@ return if stopped after t; a task that stopped earlier keeps its last one) is th
 
 Tasks of a problem without an oracle, or with no generated tests, get no category
 (``excluded`` says why) and are counted apart.
+
+**The code's reading** (``CODE_READING``): how the paper's numbers were made. The authors'
+released ``apr/analysis/confusion_stats_by_iteration.py`` compares, per iteration, whether the
+candidate passed the generated tests with whether it passed the hidden tests (FN: generated
+fail, hidden pass; FP: generated pass, hidden fail; TN: both fail; TP: both pass). It needs no
+oracle and classifies every task at every iteration (the paper's rows sum to its 343 tasks).
+Here the candidate is the same current candidate as above; the authors' file has no value for
+an iteration a task did not run and counts it as failing both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from ramp.analysis.references import ReferenceCheck
+from ramp.analysis.scores import returned_index
 from ramp.execution.executor import Executor
 from ramp.methods.frames import tests_from_frame
 from ramp.tasks import Task, TestCase
 
-ORACLE_PROGRAM_COLUMNS = ["problem_id", "has_oracle", "n_candidates", "code", "source_model",
+ORACLE_PROGRAM_COLUMNS = ["problem_id", "has_oracle", "source", "language", "reference",
+                          "reference_note", "n_candidates", "code", "source_model",
                           "source_variant", "source_task", "source_iteration"]
 ORACLE_COLUMNS = ["model", "variant", "task_id", "problem_id", "iteration", "carried",
                   "has_oracle", "n_tests", "n_tests_passed_oracle", "tests_pass_oracle",
                   "passed_hidden", "category", "excluded"]
+CODE_READING_COLUMNS = ["model", "variant", "task_id", "problem_id", "iteration", "carried",
+                        "passed_generated", "passed_hidden", "category"]
 CATEGORIES = ("TP", "FN", "FP", "TN")
+# Where a problem's oracle came from (``source``), and what became of its reference.
+SOURCES = ("reference", "found", "")
+REFERENCE_STATES = ("used", "refused", "none")
+
+# The two readings of Table 3, as the tables and the summary name them.
+TEXT_READING = ("the paper's text: the generated tests run on a ground-truth program of the "
+                "problem (its reference program, else a program found passing the hidden tests "
+                "in the runs); FN: the tests fail on it, the candidate passes the hidden tests; "
+                "FP: the tests pass on it, the candidate fails the hidden tests")
+CODE_READING = ("how the paper's numbers were made (its released analysis, "
+                "apr/analysis/confusion_stats_by_iteration.py): the candidate's verdict on its "
+                "generated tests against its hidden verdict, every task; FN: generated fail, "
+                "hidden pass; FP: generated pass, hidden fail")
 
 RunKey = tuple[str, str]  # (model, variant)
+RunnerFor = Callable[[str], Executor]  # a language's runtime name -> its executor
 
 
 def category(tests_pass_oracle: bool, passed_hidden: bool) -> str:
-    """The paper's four cases, keyed on the oracle verdict and the hidden verdict."""
+    """The paper's four cases, keyed on the generated tests' verdict (on the oracle in the
+    text's reading, on the candidate in the code's) and the candidate's hidden verdict."""
     if tests_pass_oracle:
         return "TP" if passed_hidden else "FP"
     return "FN" if passed_hidden else "TN"
 
 
-def oracle_programs(
+def found_programs(
     runs: Mapping[RunKey, tuple[pd.DataFrame, pd.DataFrame]], tasks: Sequence[Task]
 ) -> pd.DataFrame:
-    """One row per problem of ``tasks``: its oracle program, if any run found one.
-
-    ``runs`` maps (model, variant) to (attempts, hidden_attempts) of that run.
-    """
+    """Every program of any run that passed its problem's hidden tests (excluding cut inputs):
+    problem_id, code, source_model, source_variant, source_task, source_iteration."""
     problem_of = {t.task_id: t.problem_id for t in tasks}
     found = []
     for (model, variant), (attempts, validated) in runs.items():
@@ -62,25 +92,46 @@ def oracle_programs(
             found.append({"problem_id": problem_of.get(row.task_id), "code": row.code,
                           "source_model": model, "source_variant": variant,
                           "source_task": row.task_id, "source_iteration": int(row.iteration)})
-    columns = ["problem_id", *ORACLE_PROGRAM_COLUMNS[3:]]
-    candidates = pd.DataFrame(found, columns=columns)
+    return pd.DataFrame(found, columns=["problem_id", "code", *ORACLE_PROGRAM_COLUMNS[8:]])
+
+
+def oracle_programs(
+    runs: Mapping[RunKey, tuple[pd.DataFrame, pd.DataFrame]],
+    tasks: Sequence[Task],
+    references: Mapping[str, ReferenceCheck] | None = None,
+) -> pd.DataFrame:
+    """One row per problem of ``tasks``: its oracle program, if any.
+
+    ``runs`` maps (model, variant) to (attempts, hidden_attempts) of that run; ``references``:
+    the checked reference of each problem that has one (ramp.analysis.references). An accepted
+    reference is the oracle; otherwise the shortest program found passing in the runs is.
+    """
+    references = references or {}
+    language_of = {t.problem_id: t.problem.language.key for t in tasks}
+    candidates = found_programs(runs, tasks)
     rows = []
-    for problem in sorted(set(problem_of.values())):
+    for problem in sorted(language_of):
+        check = references.get(problem)
+        row: dict[str, Any] = {
+            "problem_id": problem, "has_oracle": False, "source": "", "language": "",
+            "reference": "none" if check is None else "used" if check.accepted else "refused",
+            "reference_note": check.note if check else "", "code": "", "source_model": "",
+            "source_variant": "", "source_task": "", "source_iteration": None}
         mine = candidates[candidates["problem_id"] == problem]
-        if mine.empty:
-            rows.append({"problem_id": problem, "has_oracle": False, "n_candidates": 0,
-                         "code": "", "source_model": "", "source_variant": "",
-                         "source_task": "", "source_iteration": None})
-            continue
-        mine = mine.assign(length=mine["code"].str.len()).sort_values(
-            ["length", "source_model", "source_variant", "source_task", "source_iteration"])
-        best = mine.iloc[0]
-        rows.append({"problem_id": problem, "has_oracle": True,
-                     "n_candidates": int(mine["code"].nunique()), "code": best["code"],
-                     "source_model": best["source_model"],
-                     "source_variant": best["source_variant"],
-                     "source_task": best["source_task"],
-                     "source_iteration": int(best["source_iteration"])})
+        row["n_candidates"] = int(mine["code"].nunique())
+        if check is not None and check.accepted:
+            row |= {"has_oracle": True, "source": "reference",
+                    "language": check.reference.language, "code": check.reference.code}
+        elif not mine.empty:
+            best = mine.assign(length=mine["code"].str.len()).sort_values(
+                ["length", "source_model", "source_variant", "source_task",
+                 "source_iteration"]).iloc[0]
+            row |= {"has_oracle": True, "source": "found", "language": language_of[problem],
+                    "code": best["code"], "source_model": best["source_model"],
+                    "source_variant": best["source_variant"],
+                    "source_task": best["source_task"],
+                    "source_iteration": int(best["source_iteration"])}
+        rows.append(row)
     df = pd.DataFrame(rows, columns=ORACLE_PROGRAM_COLUMNS)
     return df.astype({"has_oracle": "bool", "n_candidates": "int64",
                       "source_iteration": "Int64"})
@@ -92,11 +143,16 @@ def generated_tests(tests: pd.DataFrame) -> dict[str, tuple[TestCase, ...]]:
 
 
 def check_tests_on_oracles(
-    tests: pd.DataFrame, programs: pd.DataFrame, tasks: Sequence[Task], runner: Executor
+    tests: pd.DataFrame, programs: pd.DataFrame, tasks: Sequence[Task], runner_for: RunnerFor
 ) -> pd.DataFrame:
-    """Run each task's generated tests on its problem's oracle: task_id, n_tests, n_passed."""
+    """Run each task's generated tests on its problem's oracle: task_id, n_tests, n_passed.
+
+    ``runner_for(language)``: the executor of an oracle's language (``programs.language``; the
+    task's own where the frame does not say)."""
     by_id = {t.task_id: t for t in tasks}
     oracle = dict(zip(programs["problem_id"], programs["code"], strict=True))
+    languages = (dict(zip(programs["problem_id"], programs["language"], strict=True))
+                 if "language" in programs.columns else {})
     cache: dict[tuple[str, tuple[TestCase, ...]], int] = {}
     rows = []
     for task_id, cases in generated_tests(tests).items():
@@ -107,7 +163,8 @@ def check_tests_on_oracles(
             continue
         key = (task.problem_id, cases)
         if key not in cache:
-            report = runner.run(code, cases, task.limits)
+            language = languages.get(task.problem_id) or task.problem.language.key
+            report = runner_for(language).run(code, cases, task.limits)
             cache[key] = sum(r.verdict.value == "PASSED" for r in report.results)
         rows.append({"task_id": task_id, "n_tests": len(cases), "n_passed": cache[key]})
     return pd.DataFrame(rows, columns=["task_id", "n_tests", "n_passed"]).astype(
@@ -152,10 +209,50 @@ def classify_run(
 
 
 def table3(oracle: pd.DataFrame) -> pd.DataFrame:
-    """Counts and shares of TP/FN/FP/TN per (model, variant, iteration), classified tasks only."""
+    """Counts of TP/FN/FP/TN per (model, variant, iteration), classified rows only, of either
+    reading's frame (:func:`classify_run`'s or :func:`classify_by_generated`'s)."""
     done = oracle[oracle["category"].notna()]
     counts = (done.groupby(["model", "variant", "iteration", "category"]).size()
               .unstack("category", fill_value=0)
               .reindex(columns=list(CATEGORIES), fill_value=0))
     counts["total"] = counts.sum(axis=1)
     return counts.reset_index()
+
+
+def classify_by_generated(hidden_attempts: pd.DataFrame, iterations: int) -> pd.DataFrame:
+    """The code's reading, per run x task x iteration t = 1..``iterations``: the current
+    candidate's verdict on its own generated tests (``passed_generated``) against its hidden
+    verdict. Every task with an attempt is classified at every t; a task that stopped earlier
+    (or a method with a smaller budget) keeps its last candidate (``carried``).
+
+    ``hidden_attempts``: the hidden_attempts tables of one or more runs (model and variant are
+    columns)."""
+    rows: list[dict[str, Any]] = []
+    ordered = hidden_attempts.sort_values("iteration", kind="stable")
+    for (model, variant, task_id), group in ordered.groupby(
+            ["model", "variant", "task_id"], sort=False):
+        its = group["iteration"].to_numpy()
+        gen = group["passed_generated"].astype("boolean").fillna(False).to_numpy(bool)
+        hid = group["passed_hidden"].astype("boolean").fillna(False).to_numpy(bool)
+        problem = group["problem_id"].iloc[0] if "problem_id" in group else ""
+        for t in range(1, iterations + 1):
+            at = returned_index(its, gen, t)
+            if at is None:
+                continue  # no candidate yet (a method whose first attempt is later)
+            rows.append({"model": model, "variant": variant, "task_id": task_id,
+                         "problem_id": problem, "iteration": t,
+                         "carried": not bool(np.any(its == t)),
+                         "passed_generated": bool(gen[at]), "passed_hidden": bool(hid[at]),
+                         "category": category(bool(gen[at]), bool(hid[at]))})
+    df = pd.DataFrame(rows, columns=CODE_READING_COLUMNS)
+    return df.astype({"iteration": "int64", "carried": "bool", "passed_generated": "bool",
+                      "passed_hidden": "bool"})
+
+
+def runs_with_generated_tests(oracle: pd.DataFrame) -> list[RunKey]:
+    """The runs (model, variant) of an oracle frame whose tasks had generated tests, in order."""
+    if oracle.empty:
+        return []
+    tested = oracle[oracle["n_tests"] > 0]
+    return list(dict.fromkeys(zip(tested["model"], tested["variant"], strict=True)))
+

@@ -5,6 +5,7 @@ The rule scripts are one call each into here, so a test can run a stage without 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 
@@ -14,7 +15,13 @@ from ramp.analysis.candidates import CANDIDATE_COLUMNS, candidate_programs, scor
 from ramp.analysis.candidates import Progress as CandidateProgress
 from ramp.analysis.costs import cost_table
 from ramp.analysis.hidden import HIDDEN_ATTEMPT_COLUMNS, Progress, validate_attempts
-from ramp.analysis.oracle import check_tests_on_oracles, classify_run, oracle_programs
+from ramp.analysis.oracle import (
+    RunnerFor,
+    check_tests_on_oracles,
+    classify_run,
+    oracle_programs,
+)
+from ramp.analysis.references import Reference, check_references
 from ramp.analysis.scores import scores_table, status_by_iteration, task_scores
 from ramp.analysis.transitions import transitions
 from ramp.execution.executor import Executor
@@ -142,24 +149,39 @@ def _by_run(paths: Sequence[PathLike]) -> dict[RunId, pd.DataFrame]:
 def oracle(
     tasks: PathLike,
     inputs: Mapping[str, Sequence[PathLike]],
-    runner: Executor,
+    runner_for: RunnerFor,
     oracle_out: PathLike,
     programs_out: PathLike,
     *,
     iterations: int,
+    references: Mapping[str, Reference] | None = None,
+    log: logging.Logger | None = None,
 ) -> pd.DataFrame:
-    """Rule oracle: oracle programs from every run of a subset, then Table 3's categories.
+    """Rule oracle: each problem's oracle program (its reference, else one found in the runs),
+    then Table 3's categories in the text's reading.
 
     ``inputs``: the attempts, hidden_attempts and tests tables of every run (any order: a
-    table's run is in its identity columns)."""
+    table's run is in its identity columns); ``runner_for(language)``: an executor of that
+    language; ``references``: problem id -> reference program, each run on its problem's hidden
+    tests before use (a refused one is logged as a warning, and its problem falls back to a
+    found program)."""
     task_list = read_tasks(tasks)
     attempts, validated, tests = (_by_run(inputs[name])
                                   for name in ("attempts", "hidden_attempts", "tests"))
+    checks = check_references(references or {}, task_list, runner_for)
+    for check in checks.values():
+        if not check.accepted and log is not None:
+            log.warning("%s", check.note)
     runs = {(r.model, r.variant): (attempts[r], validated[r]) for r in attempts}
-    programs = oracle_programs(runs, task_list)
+    programs = oracle_programs(runs, task_list, checks)
+    if log is not None:
+        sources = programs["source"].value_counts()
+        log.info("oracles of %d problems: %d reference programs, %d found in the runs, %d none",
+                 len(programs), sources.get("reference", 0), sources.get("found", 0),
+                 sources.get("", 0))
     parts = []
     for r in attempts:
-        checked = check_tests_on_oracles(tests[r], programs, task_list, runner)
+        checked = check_tests_on_oracles(tests[r], programs, task_list, runner_for)
         status = status_by_iteration(validated[r], task_list, iterations)
         parts.append(classify_run(r.model, r.variant, status, checked, programs))
     result = pd.concat(parts, ignore_index=True)

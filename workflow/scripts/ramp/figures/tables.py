@@ -1,5 +1,5 @@
 """The paper's tables as DataFrames: Table 1 (pass@1 per method), Tables 2 and 4 (ablations),
-Table 3 (generated tests vs oracle) and the cost table. Scores are percentages."""
+Table 3 in its two readings (ramp.analysis.oracle) and the cost table. Scores are percentages."""
 
 from __future__ import annotations
 
@@ -16,7 +16,13 @@ from ramp.analysis.authors import (
 )
 from ramp.analysis.authors import trajectories as trajectory_frame
 from ramp.analysis.costs import EXECUTOR_STAGES
-from ramp.analysis.oracle import CATEGORIES
+from ramp.analysis.oracle import (
+    CATEGORIES,
+    CODE_READING,
+    TEXT_READING,
+    classify_by_generated,
+    runs_with_generated_tests,
+)
 from ramp.analysis.oracle import table3 as oracle_counts
 from ramp.analysis.scores import final_score
 from ramp.analysis.uncertainty import (
@@ -26,6 +32,7 @@ from ramp.analysis.uncertainty import (
     problem_bootstrap_interval,
     rate_interval,
 )
+from ramp.figures.reported import REPORTED_TABLE3, TABLE3_ORDER, reported_table3
 from ramp.figures.study import Method, Study
 
 # The paper's column labels for each ablation, in its order; RAMP itself closes each table.
@@ -341,28 +348,142 @@ def candidates(study: Study) -> pd.DataFrame:
                                       "of them: right in the chosen group": "Int64"})
 
 
+def _category_cells(counts: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
+    """Counts of FN/FP/TN/TP (the paper's order) as 'count (pct%)' cells of their row's total."""
+    out = pd.DataFrame(index=counts.index)
+    total = counts[list(TABLE3_ORDER)].sum(axis=1)
+    for c in TABLE3_ORDER:
+        share = (100 * counts[c] / total.where(total > 0)).fillna(0)
+        out[f"{prefix}{c}"] = [f"{n} ({p:.1f}%)" for n, p in zip(counts[c], share, strict=True)]
+    return out
+
+
 def table3(study: Study) -> pd.DataFrame:
-    """FN/FP/TN/TP per iteration with shares, as 'count (pct%)' cells, per method."""
+    """The text's reading (ramp.analysis.oracle.TEXT_READING): FN/FP/TN/TP per iteration with
+    shares, as 'count (pct%)' cells, per method; classified task x run pairs only."""
     if study.oracle.empty:
         return pd.DataFrame()
     counts = oracle_counts(study.oracle)
     out = counts[["model", "variant", "iteration"]].copy()
-    for c in ("FN", "FP", "TN", "TP"):
-        share = 100 * counts[c] / counts["total"].where(counts["total"] > 0)
-        out[c] = [f"{n} ({p:.1f}%)" for n, p in zip(counts[c], share.fillna(0), strict=True)]
+    out[list(TABLE3_ORDER)] = _category_cells(counts)
     out["classified"] = counts["total"]
     return out
 
 
+def code_reading(study: Study) -> pd.DataFrame:
+    """The code's reading (ramp.analysis.oracle.CODE_READING) of every method with generated
+    tests, per task and iteration 1..K (K: the study's budget)."""
+    runs = runs_with_generated_tests(study.oracle)
+    if not runs or study.hidden_attempts.empty:
+        return pd.DataFrame()
+    h = study.hidden_attempts
+    keys = pd.Series(list(zip(h["model"], h["variant"], strict=True)), index=h.index)
+    return classify_by_generated(h[keys.isin(runs)], int(study.scores["iteration"].max()))
+
+
+def table3_code(study: Study) -> pd.DataFrame:
+    """The code's reading: FN/FP/TN/TP per iteration, as 'count (pct%)' cells, per method with
+    generated tests; every task is classified (``tasks``), ``carried``: how many of them had
+    stopped earlier and keep their last candidate."""
+    frame = code_reading(study)
+    if frame.empty:
+        return pd.DataFrame()
+    counts = oracle_counts(frame)
+    out = counts[["model", "variant", "iteration"]].copy()
+    out[list(TABLE3_ORDER)] = _category_cells(counts)
+    out["tasks"] = counts["total"]
+    carried = frame.groupby(["model", "variant", "iteration"])["carried"].sum()
+    out["carried"] = [int(carried.get((m, v, t), 0)) for m, v, t in
+                      zip(out["model"], out["variant"], out["iteration"], strict=True)]
+    return out
+
+
+def _table3_method(study: Study) -> Method | None:
+    """The method set beside the paper's Table 3: the main one if it has generated tests, else
+    the first that has."""
+    runs = runs_with_generated_tests(study.oracle)
+    if (study.main.model, study.main.variant) in runs:
+        return study.main
+    return Method(*runs[0]) if runs else None
+
+
+def table3_paper(study: Study) -> pd.DataFrame:
+    """The paper's Table 3 (its language's; none for another) beside the code's reading of one
+    method of ours (:func:`_table3_method`), per iteration of either."""
+    paper = reported_table3(study.language or "")
+    method = _table3_method(study)
+    if paper.empty or method is None:
+        return pd.DataFrame()
+    ours = oracle_counts(study.of(code_reading(study), method)).set_index("iteration")
+    theirs = paper.set_index("iteration")
+    iterations = sorted(set(theirs.index) | set(ours.index))
+    out = pd.DataFrame({"iteration": iterations}).set_index("iteration")
+    out = out.join(_category_cells(theirs, "paper ")).join(
+        theirs[list(TABLE3_ORDER)].sum(axis=1).rename("paper tasks").astype("Int64"))
+    out = out.join(_category_cells(ours, "ours ")).join(ours["total"].rename("ours tasks")
+                                                         .astype("Int64"))
+    out.insert(len(TABLE3_ORDER) + 1, "ours", study.name(method))
+    return out.reset_index()
+
+
+def table3_note(study: Study) -> str:
+    """Under the paper's Table 3 and ours: what each side is."""
+    if study.language is None:
+        return ""  # frames that do not say their language: nothing to set them beside
+    if study.language not in REPORTED_TABLE3:
+        return "The paper reports Table 3 for Ruby only."
+    reported = REPORTED_TABLE3[study.language]
+    method = _table3_method(study)
+    ours = (f"ours is `{study.name(method)}` on this study's tasks, model and budget"
+            if method else "no method of ours has generated tests")
+    return (f"The paper's numbers ({reported.where}: RAMP with DeepSeek-Coder-6.7B-Instruct on "
+            f"all {reported.tasks} Ruby tasks, K = 11) classify every task at every iteration, "
+            "which no ground-truth oracle could on a split without reference fixes; they read "
+            f"as the code's reading: {CODE_READING}. Next to them, {ours}. A task that "
+            "stopped keeps its last candidate here; in the paper's released runner an iteration a "
+            "task did not reach records no pass on either side, which its script counts as TN.")
+
+
+def text_reading_note(study: Study) -> str:
+    """The text's definition, and whether these frames had reference programs at all."""
+    note = f"Definition: {TEXT_READING}. Tasks without an oracle are counted apart (below)."
+    if not study.oracle_programs.empty and "source" not in study.oracle_programs.columns:
+        note += (" These frames were made before the oracle stage took reference programs: "
+                 "every oracle here is a program found in the runs (running the oracle stage "
+                 "again with `oracle.references` gives every problem its reference).")
+    return note
+
+
+def code_reading_note(study: Study) -> str:
+    """The code's definition, and the methods it leaves out (no generated tests recorded)."""
+    runs = runs_with_generated_tests(study.oracle)
+    left = [study.name(m) for m in study.methods if (m.model, m.variant) not in runs]
+    note = f"Definition: {CODE_READING}."
+    if left:
+        note += (" Left out, as their runs record no generated tests (their own acceptance "
+                 f"check is another): {', '.join(left)}.")
+    return note
+
+
 def oracle_coverage(study: Study) -> pd.DataFrame:
-    """How many problems had an oracle, and how many tasks each category left out."""
+    """How many problems had an oracle (and of which source), and how many tasks each category
+    left out."""
     if study.oracle_programs.empty:
         return pd.DataFrame()
     p = study.oracle_programs
+    # Frames drawn before references existed: every oracle there was found in the runs.
+    source = p["source"] if "source" in p.columns else p["has_oracle"].map(
+        {True: "found", False: ""})
+    reference = p["reference"] if "reference" in p.columns else pd.Series("none", index=p.index)
     excluded = study.oracle[study.oracle["iteration"] == study.oracle["iteration"].min()]
     rows = [
         {"measure": "problems", "value": len(p)},
         {"measure": "problems with an oracle program", "value": int(p["has_oracle"].sum())},
+        {"measure": "... a reference program", "value": int((source == "reference").sum())},
+        {"measure": "... a program found passing in the runs",
+         "value": int((source == "found").sum())},
+        {"measure": "references refused (they failed a complete hidden test)",
+         "value": int((reference == "refused").sum())},
         {"measure": "task x run pairs classified",
          "value": int(excluded["category"].isin(CATEGORIES).sum())},
         {"measure": "task x run pairs without an oracle",
