@@ -40,7 +40,7 @@ from ramp.shards import Shard  # noqa: E402
 MODEL_RULES = ("reflect", "design_tests", "repair_iteration", "run_method")
 DEFAULT = ROOT / "figures" / "paper34" / "data"
 TABLE1 = ROOT / "figures" / "table1-k3" / "paper10" / "data"
-BUG_VALIDATION_S_PER_TASK = 817.0 / 343  # README: 343 buggy programs in 13 min 37 s, 2 workers
+BUG_VALIDATION_S_PER_TASK = 817.0 / 343  # docs/results.md: 343 programs in 13 min 37 s, 2 workers
 ALL_TASKS = 343
 GPU_BATCH = 16
 
