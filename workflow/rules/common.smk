@@ -42,9 +42,13 @@ BUGS = f"{DATA}/bugs"
 # own, so that studies with other settings (a smaller K, other models) never overwrite each
 # other's files. The task tables, the bug validation and the model cache stay shared.
 STUDY_NAME = study_config.study_name(config)
-RESULTS = f"results/studies/{STUDY_NAME}" if STUDY_NAME else "results"
-FIGURES = f"figures/{STUDY_NAME}" if STUDY_NAME else "figures"
-LOGS = f"logs/studies/{STUDY_NAME}" if STUDY_NAME else "logs"
+RESULTS = study_config.study_root(config, "results")
+LOGS = study_config.study_root(config, "logs")
+# A run draws its figures, tables and summary under its own results; only a study that asks
+# (config study.publish) draws them into the committed tree, figures/NAME (figures/ for the
+# default study), whose summary then gathers every subset committed there.
+PUBLISH = study_config.publish(config)
+FIGURES = study_config.figures_root(config)
 # A run's folder and its logs' folder, as wildcard patterns.
 RUN = f"{RESULTS}/runs/{{model}}/{{variant}}/{{subset}}"
 RUN_LOGS = f"{LOGS}/runs/{{model}}/{{variant}}/{{subset}}"
