@@ -232,14 +232,17 @@ def test_a_variant_field_re_plans_that_variants_jobs_only(study):
     # recorded params, changed or not; the plan's reasons are what to read.)
 
 
-def test_a_comment_edit_re_plans_and_replays_every_call(study):
-    """Last: it reruns the iterations. A comment renders to nothing, so the re-planned jobs'
-    prompts are the ones the cache holds: no model call, the same attempts."""
+def test_a_comment_or_tag_spacing_edit_re_plans_and_replays_every_call(study):
+    """Last: it reruns the iterations. A comment and the spacing inside a tag render to
+    nothing, so the re-planned jobs' prompts are the ones the cache holds: no model call, the
+    same attempts."""
     run = study.root / "results" / "runs" / "m1" / "ramp" / "2"
     before = pd.read_parquet(run / "attempts.parquet")
     calls = study.server.calls
     cot = study.root / "prompts" / "programmer" / "cot.j2"
-    cot.write_text("{# an edited comment #}\n" + cot.read_text())
+    text = cot.read_text().replace('{% include "_problem.j2" %}', '{%  include "_problem.j2"  %}')
+    assert "{%  include" in text
+    cot.write_text("{# an edited comment #}\n" + text)
     assert model_jobs(study.plan()) == {("Repair iteration", m, "ramp") for m in MODELS}
     out = study.snakemake()
     assert "Repair iteration 2 (m1, ramp, 2, shard 1-of-1)" in out
