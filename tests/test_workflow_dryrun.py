@@ -145,11 +145,28 @@ def test_a_named_study_keeps_its_runs_and_figures_apart(tmp_path: Path) -> None:
     text = result.stdout + result.stderr
     assert "results/studies/k3/runs/qwen2.5-coder-1.5b/ramp/paper10/iterations/3.parquet" in text
     assert "results/studies/k3/runs/qwen2.5-coder-1.5b/chatrepair/paper10/attempts.parquet" in text
-    assert "figures/k3/summary.md" in text
+    # Unpublished, its figures are drawn under its results; the committed figures/ is untouched.
+    assert "results/studies/k3/figures/summary.md" in text
+    assert not re.search(r"(^|\s)figures/", text, re.MULTILINE)
     assert "results/runs/" not in text
     assert "iterations/4.parquet" not in text
     # Tasks and the bug validation stay shared with every other study.
     assert "results/bugs/paper10/summary.md" in text
+
+
+@pytest.mark.slow
+@needs_real
+def test_only_a_study_that_publishes_plans_files_under_the_committed_figures() -> None:
+    # The README's `--config subsets='[5]'`: the default study's committed summary stays as is.
+    result = snakemake("--summary", "--nolock", "all", "--config", "subsets=[5]")
+    assert result.returncode == 0, result.stderr[-2000:]
+    text = result.stdout + result.stderr
+    assert "results/figures/5/summary.md" in text and "results/figures/summary.md" in text
+    assert not re.search(r"(^|\s)figures/", text, re.MULTILINE)
+    published = snakemake("--summary", "--nolock", "all", "--config", "subsets=[5]",
+                          "study={name: k3, publish: true}")
+    assert published.returncode == 0, published.stderr[-2000:]
+    assert "figures/k3/5/summary.md" in published.stdout + published.stderr
 
 
 def test_a_study_name_must_be_a_plain_folder_name(tmp_path: Path) -> None:

@@ -367,15 +367,17 @@ def test_the_render_rule_draws_from_scored_parquet_alone(study_dir, tmp_path):
         "study": {"name": "t", "variants": list(METHODS), "iterations": K}}))
     snakemake = [str(Path(sys.executable).with_name("snakemake")), "--cores", "1",
                  "--configfile", "t.yaml", "--allowed-rules", "render_figures", "--",
-                 "figures/t/3/summary.md"]
+                 "results/studies/t/figures/3/summary.md"]
     done = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    summary = (tmp_path / "figures" / "t" / "3" / "summary.md").read_text()
+    drawn = tmp_path / "results" / "studies" / "t" / "figures" / "3"  # a run's own, unpublished
+    summary = (drawn / "summary.md").read_text()
     assert "Study `t`: a budget of K = 3 iteration(s)" in summary
-    assert (tmp_path / "figures" / "t" / "3" / "tables" / "cost_summary.csv").stat().st_size
+    assert (drawn / "tables" / "cost_summary.csv").stat().st_size
     # The authors' outcomes reach the rule as an input named by the config.
     assert "## The authors' outcomes beside ours (2 tasks in both)" in summary
-    assert (tmp_path / "figures" / "t" / "3" / "authors.png").stat().st_size
+    assert (drawn / "authors.png").stat().st_size
+    assert not (tmp_path / "figures").exists()
 
 
 def test_acceptance_counts_what_the_own_tests_let_through(study):

@@ -11,7 +11,12 @@ import pandas as pd
 import pytest
 
 from ramp.figures.render import DATA_NAMES
-from ramp.figures.rerender import CommittedStudy, committed_studies, has_source_data
+from ramp.figures.rerender import (
+    CommittedStudy,
+    committed_studies,
+    has_source_data,
+    study_summaries,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,6 +40,17 @@ def test_committed_studies_are_the_subset_folders_with_every_source_frame(tmp_pa
     ]
     assert not has_source_data(figures / "k3" / "all")
     assert CommittedStudy("k3", figures / "k3", ()).summary == figures / "k3" / "summary.md"
+
+
+def test_a_published_summary_gathers_the_committed_subsets_beside_the_drawn_ones(tmp_path):
+    figures = tmp_path / "figures"
+    _data(figures / "k3" / "paper10")
+    _data(figures / "k3" / "all", names=DATA_NAMES[:-1])  # not redrawable: not a study's
+    drawn = [figures / "k3" / "5" / "summary.md"]
+    assert study_summaries(figures / "k3", drawn) == [
+        figures / "k3" / "5" / "summary.md", figures / "k3" / "paper10" / "summary.md"]
+    assert study_summaries(figures / "k3", [figures / "k3" / "paper10" / "summary.md"]) == [
+        figures / "k3" / "paper10" / "summary.md"]
 
 
 def test_the_repository_commits_redrawable_studies():

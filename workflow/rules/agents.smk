@@ -4,7 +4,9 @@
 # Model stages batch every open task's prompt of the shard into one call, so one (GPU) job serves
 # many tasks. The other methods of Table 1 (the baselines) run each task's whole loop in one job
 # per shard, run_method. gather_shards and gather_iteration join the shards' tables into the
-# run's one table per stage.
+# run's one table per stage. Each model stage declares what decides its answers (common.smk,
+# ramp.provenance): its prompt templates as inputs, its variant, model and study fields as
+# params.
 
 
 wildcard_constraints:
@@ -17,6 +19,7 @@ wildcard_constraints:
 rule reflect:
     input:
         tasks=rules.sample_tasks.output.tasks,
+        prompts=stage_prompts("reflect"),
     output:
         reflections=shard_pattern("reflections"),
     log:
@@ -30,6 +33,8 @@ rule reflect:
     threads: MODEL_THREADS
     resources:
         model_stage=1,
+    params:
+        **stage_params("reflect"),
     message:
         "Feedback Integrator: initial reflections ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     script:
@@ -39,6 +44,7 @@ rule reflect:
 rule design_tests:
     input:
         tasks=rules.sample_tasks.output.tasks,
+        prompts=stage_prompts("design_tests"),
     output:
         tests=shard_pattern("tests"),
     log:
@@ -52,6 +58,8 @@ rule design_tests:
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
+    params:
+        **stage_params("design_tests"),
     message:
         "Test Designer: guiding tests ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     script:
@@ -74,6 +82,8 @@ rule repair_iteration:
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
+    params:
+        **stage_params("repair_iteration"),
     message:
         "Repair iteration {wildcards.t} ({wildcards.model}, {wildcards.variant}, {wildcards.subset}, shard {wildcards.shard})"
     script:
@@ -98,6 +108,7 @@ rule collect_attempts:
 rule run_method:
     input:
         tasks=rules.sample_tasks.output.tasks,
+        prompts=stage_prompts("run_method"),
     output:
         attempts=shard_pattern("method_attempts"),
         reflections=shard_pattern("reflections"),
@@ -113,6 +124,8 @@ rule run_method:
     threads: MODEL_THREADS  # the executor runs as many workers (common.smk)
     resources:
         model_stage=1,
+    params:
+        **stage_params("run_method"),
     message:
         "Method {wildcards.variant}: every task's repair loop ({wildcards.model}, {wildcards.subset}, shard {wildcards.shard})"
     script:

@@ -3,6 +3,7 @@
 # package (ramp.study_config), and a run's file names by ramp.runs.RUN_FILES; only the folder
 # layout of the workflow is defined here.
 
+import functools
 import os
 import re
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from ramp import study_config
+from ramp import provenance, study_config
 from ramp.figures.render import figure_paths, study_line
 from ramp.figures.rerender import committed_studies
 from ramp.figures.study import RUN_FILES as RENDERED_RUN_FILES
@@ -42,9 +43,13 @@ BUGS = f"{DATA}/bugs"
 # own, so that studies with other settings (a smaller K, other models) never overwrite each
 # other's files. The task tables, the bug validation and the model cache stay shared.
 STUDY_NAME = study_config.study_name(config)
-RESULTS = f"results/studies/{STUDY_NAME}" if STUDY_NAME else "results"
-FIGURES = f"figures/{STUDY_NAME}" if STUDY_NAME else "figures"
-LOGS = f"logs/studies/{STUDY_NAME}" if STUDY_NAME else "logs"
+RESULTS = study_config.study_root(config, "results")
+LOGS = study_config.study_root(config, "logs")
+# A run draws its figures, tables and summary under its own results; only a study that asks
+# (config study.publish) draws them into the committed tree, figures/NAME (figures/ for the
+# default study), whose summary then gathers every subset committed there.
+PUBLISH = study_config.publish(config)
+FIGURES = study_config.figures_root(config)
 # A run's folder and its logs' folder, as wildcard patterns.
 RUN = f"{RESULTS}/runs/{{model}}/{{variant}}/{{subset}}"
 RUN_LOGS = f"{LOGS}/runs/{{model}}/{{variant}}/{{subset}}"
@@ -141,14 +146,40 @@ def attempts_inputs(w):
 
 
 def iteration_inputs(w):
-    """Iteration t of a shard waits only for iteration t-1 (or e0) and the tests of its shard."""
+    """Iteration t of a shard waits only for iteration t-1 (or e0) and the tests of its shard;
+    the Programmer's and Feedback Integrator's templates decide its answers."""
     t = int(w.t)
     previous = shard_path(w, "reflections") if t == 1 else shard_path(w, "iteration", t=t - 1)
     return {
         "tasks": f"{TASKS}/{w.subset}.parquet",
         "tests": shard_path(w, "tests"),
         "previous": previous,
+        "prompts": provenance.prompt_inputs(config, "repair_iteration", w.variant),
     }
+
+
+# What decides a model stage's answers (ramp.provenance): the templates it renders are inputs,
+# and each field of its variant, of its model entry (but those that change only speed) and of
+# the study (seed, budget) is a param, so that an edit re-plans exactly the jobs it changes and
+# Snakemake's reason names the field. A re-planned job whose prompts render as before replays
+# its calls from the model cache.
+def stage_prompts(stage):
+    """An input function: the prompt templates model stage STAGE renders for the job's variant."""
+    return lambda w: provenance.prompt_inputs(config, stage, w.variant)
+
+
+@functools.cache
+def _stage_params(stage, model, variant):
+    return provenance.stage_params(config, stage, model, variant)
+
+
+def stage_params(stage):
+    """Model stage STAGE's params, by name: a function of the job's wildcards each."""
+
+    def param(name):
+        return lambda w: _stage_params(stage, w.model, w.variant)[name]
+
+    return {name: param(name) for name in provenance.param_names(stage)}
 
 
 def study_runs(subset):

@@ -1,6 +1,8 @@
 # The paper's tables and figures from the scored Parquet only: re-rendering never reruns a
-# model stage. One folder per subset, and figures/summary.md gathering them. The files a
-# rendering writes are named once, by ramp.figures.render.figure_paths.
+# model stage. One folder per subset, and a summary.md gathering them, under FIGURES: the run's
+# own results/[studies/NAME/]figures, or the committed figures/[NAME] for a study that publishes
+# (config study.publish; common.smk). The files a rendering writes are named once, by
+# ramp.figures.render.figure_paths.
 
 
 rule render_figures:
@@ -32,6 +34,9 @@ rule results_summary:
         f"{LOGS}/figures/summary.log",
     conda:
         "../../envs/executor.yaml"
+    params:
+        # A published study's summary gathers every subset committed beside the run's.
+        committed=PUBLISH,
     message:
         f"Gathering the subsets' summaries into {FIGURES}/summary.md"
     script:

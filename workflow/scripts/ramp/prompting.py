@@ -64,6 +64,11 @@ class PromptLibrary:
             autoescape=False,
         )
 
+    @property
+    def environment(self) -> jinja2.Environment:
+        """The Jinja environment the templates are loaded and rendered with."""
+        return self._env
+
     @classmethod
     def default(cls) -> PromptLibrary:
         return cls(default_prompts_dir())

@@ -149,3 +149,25 @@ def shards(config: Mapping[str, Any], cores: int | None) -> int:
 def study_name(config: Mapping[str, Any]) -> str:
     """A named study's name; "" for the default study (config study.name)."""
     return str((config.get("study") or {}).get("name") or "")
+
+
+def study_root(config: Mapping[str, Any], root: str = "results") -> str:
+    """The study's folder under ``root`` (``results`` or ``logs``): ``root/studies/NAME`` for a
+    named study, ``root`` itself for the default one."""
+    name = study_name(config)
+    return f"{root}/studies/{name}" if name else root
+
+
+def publish(config: Mapping[str, Any]) -> bool:
+    """Whether the study draws its figures into the committed tree (config study.publish)."""
+    return bool((config.get("study") or {}).get("publish", False))
+
+
+def figures_root(config: Mapping[str, Any]) -> str:
+    """Where the study's figures, tables and summary are drawn: under its results
+    (``results/figures``, ``results/studies/NAME/figures``) unless it publishes, then into the
+    committed ``figures/NAME`` (``figures`` for the default study)."""
+    if publish(config):
+        name = study_name(config)
+        return f"figures/{name}" if name else "figures"
+    return f"{study_root(config, 'results')}/figures"

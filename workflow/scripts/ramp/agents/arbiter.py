@@ -14,6 +14,8 @@ from ramp.variants import ProblemView
 ROLE_INPUTS = "distinguish"
 ROLE_JUDGE = "judge"
 MAX_INPUTS = 3
+INPUTS_TEMPLATE = "arbiter/inputs"
+JUDGE_TEMPLATE = "arbiter/judge"
 
 _BLOCK = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)\n(.*?)^[ \t]{0,3}\1[ \t]*$",
                     re.MULTILINE | re.DOTALL)
@@ -29,7 +31,7 @@ _IS_CORRECT = re.compile(r"\boutput\s+((?-i:[AB]))\s+is\s+(?:the\s+)?correct\b",
 def inputs_prompt(
     lib: PromptLibrary, task: Problem, program_a: str, program_b: str
 ) -> tuple[ChatMessage, ...]:
-    return lib.render("arbiter/inputs", {"task": task, "view": ProblemView(),
+    return lib.render(INPUTS_TEMPLATE, {"task": task, "view": ProblemView(),
                                          "program_a": program_a, "program_b": program_b,
                                          "max_inputs": MAX_INPUTS})
 
@@ -37,7 +39,7 @@ def inputs_prompt(
 def judge_prompt(
     lib: PromptLibrary, task: Problem, stdin: str, output_a: str, output_b: str
 ) -> tuple[ChatMessage, ...]:
-    return lib.render("arbiter/judge", {"task": task, "view": ProblemView(), "input": stdin,
+    return lib.render(JUDGE_TEMPLATE, {"task": task, "view": ProblemView(), "input": stdin,
                                         "output_a": output_a, "output_b": output_b})
 
 

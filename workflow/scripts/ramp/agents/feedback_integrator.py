@@ -12,12 +12,18 @@ from ramp.variants import ProblemView, Variant
 
 ROLE_INITIAL = "reflection"
 ROLE_FEEDBACK = "feedback"
+FEEDBACK_TEMPLATE = "feedback_integrator/feedback"
+
+
+def initial_template(variant: Variant) -> str:
+    """The template of e0: the variant's reflection strategy."""
+    return f"feedback_integrator/{variant.reflection_strategy}"
 
 
 def initial_prompt(lib: PromptLibrary, task: Problem, variant: Variant) -> tuple[ChatMessage, ...]:
     # Table 4's switches are the Programmer's: the Feedback Integrator sees the whole problem.
     variables = {"task": task, "view": ProblemView()}
-    return lib.render(f"feedback_integrator/{variant.reflection_strategy}", variables)
+    return lib.render(initial_template(variant), variables)
 
 
 def feedback_prompt(
@@ -27,7 +33,7 @@ def feedback_prompt(
     ``earlier``: the reflections so far, in order, shown only where a variant asks for them
     (``feedback_history``)."""
     return lib.render(
-        "feedback_integrator/feedback",
+        FEEDBACK_TEMPLATE,
         {"task": task, "view": ProblemView(), "candidate": candidate, "traces": traces,
          "earlier": [r for r in earlier if r.strip()]},
     )

@@ -14,6 +14,11 @@ from ramp.variants import Variant
 ROLE = "programmer"
 
 
+def template(variant: Variant) -> str:
+    """The Programmer's template (prompts/<name>.j2): the variant's prompt style."""
+    return f"programmer/{variant.programmer_style}"
+
+
 def prompt(
     lib: PromptLibrary,
     task: Problem,
@@ -27,7 +32,7 @@ def prompt(
     the ``reflections`` in order (empty ones left out), and the previous candidate with its
     failing traces when there was one (``previous_code`` "" with traces: it had no program)."""
     return lib.render(
-        f"programmer/{variant.programmer_style}",
+        template(variant),
         {"task": task, "view": variant.programmer_view,
          "reflections": [r for r in reflections if r.strip()],
          "previous_code": previous_code, "previous_traces": previous_traces},

@@ -9,11 +9,12 @@ from ramp.tasks import Problem
 from ramp.variants import ProblemView
 
 ROLE = "test_design"
+TEMPLATE = "test_designer/designer"
 
 
 def prompt(lib: PromptLibrary, task: Problem) -> tuple[ChatMessage, ...]:
     # Table 4's switches are the Programmer's: the Test Designer always sees the whole problem.
-    return lib.render("test_designer/designer", {"task": task, "view": ProblemView()})
+    return lib.render(TEMPLATE, {"task": task, "view": ProblemView()})
 
 
 def parse(answer: str) -> ParsedTests:

@@ -9,6 +9,7 @@ folder's ``data/`` holds every frame its tables and figures are drawn from
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,18 @@ def committed_studies(figures: str | os.PathLike[str]) -> list[CommittedStudy]:
         for root, subsets in roots.items()
     ]
     return sorted(studies, key=lambda s: s.name)
+
+
+def study_summaries(
+    root: str | os.PathLike[str], drawn: Iterable[str | os.PathLike[str]]
+) -> list[Path]:
+    """The subset summaries a published study's summary gathers: those just ``drawn`` and
+    every subset committed under ``root`` (with its source data), in name order, as
+    :func:`rerender` gathers them; so a run of one subset never drops the others."""
+    root = Path(root)
+    names = {Path(p).parent.name for p in drawn}
+    names |= {d.parent.name for d in root.glob("*/data") if has_source_data(d.parent)}
+    return [root / name / "summary.md" for name in sorted(names)]
 
 
 def load_source_data(folder: str | os.PathLike[str]) -> Study:

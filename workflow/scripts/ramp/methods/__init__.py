@@ -1,5 +1,6 @@
 """Repair methods: RAMP and the baselines of Table 1, each a module with the same contract,
-``repair(problem, ctx) -> attempts`` (ramp.methods.base).
+``repair(problem, ctx) -> attempts`` (ramp.methods.base), beside ``templates(variant)``: the
+prompt templates its ``repair`` renders for a variant (ramp.provenance declares them).
 
 This plain dict names them; a method's module is imported only when a run uses it. RAMP is also
 run by the workflow as batch stages (its ``initial_reflections``, ``design_tests`` and
@@ -25,8 +26,18 @@ METHODS: dict[str, str] = {
 STAGED = frozenset({"ramp"})
 
 
-def method(name: str) -> Callable[..., Sequence[Any]]:
-    """The ``repair`` function of a method (ramp.methods.base.TaskMethod)."""
+def _module(name: str) -> Any:
     if name not in METHODS:
         raise ValueError(f"unknown method {name!r} (known: {', '.join(METHODS)})")
-    return importlib.import_module(METHODS[name]).repair
+    return importlib.import_module(METHODS[name])
+
+
+def method(name: str) -> Callable[..., Sequence[Any]]:
+    """The ``repair`` function of a method (ramp.methods.base.TaskMethod)."""
+    return _module(name).repair
+
+
+def method_templates(name: str, variant: Any) -> tuple[str, ...]:
+    """The templates (names under prompts/, without ``.j2``) method ``name``'s ``repair``
+    renders for ``variant`` (a ramp.variants.Variant)."""
+    return tuple(_module(name).templates(variant))

@@ -30,8 +30,12 @@ from ramp.methods.base import MethodContext, attempt, feedback_tests
 from ramp.methods.records import Attempt, Call, Check, check
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.tasks import Problem, TestCase
+from ramp.variants import Variant
 
 ROLE = "programmer"
+INITIAL = "baselines/chatrepair/initial"
+ALTERNATIVE = "baselines/chatrepair/alternative"
+FEEDBACK = "baselines/chatrepair/feedback"
 MAX_EXCHANGES = 2
 """Earlier (answer, feedback) pairs kept in the conversation after the first prompt."""
 MAX_LISTED = 2
@@ -74,6 +78,11 @@ def _listing(patches: Sequence[str], language: Language) -> str:
     return f"Asked for an alternative to {len(patches)} plausible patch(es):\n{body}"
 
 
+def templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`repair` renders for ``variant`` (ramp.provenance)."""
+    return (INITIAL, FEEDBACK, *((ALTERNATIVE,) if variant.alternatives else ()))
+
+
 def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """Up to ``ctx.budget`` turns of the conversation; one attempt per turn. The tests run and
     fed back are the statement's samples (the hidden ones for a ``hidden_feedback`` variant)."""
@@ -82,7 +91,7 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     buggy = check(executor, ExtractedProgram(task.buggy_code, "ok"), tests, task)
     bug = failure_text(tests, buggy) if buggy.report is not None else ""
     base = {"task": task, "view": ctx.variant.programmer_view, "failure": bug}
-    first = ctx.lib.render("baselines/chatrepair/initial", base)
+    first = ctx.lib.render(INITIAL, base)
     exchanges: list[tuple[ChatMessage, ChatMessage]] = []
     plausible: list[str] = []
     feedback_in = bug
@@ -93,8 +102,7 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
             if not ctx.variant.alternatives or ctx.hidden is not None:
                 break
             listed = plausible[-MAX_LISTED:]
-            messages = ctx.lib.render("baselines/chatrepair/alternative",
-                                      {**base, "patches": listed})
+            messages = ctx.lib.render(ALTERNATIVE, {**base, "patches": listed})
             feedback_in = _listing(listed, lang)
         else:
             messages = conversation(first, exchanges)
@@ -106,8 +114,8 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
             if not any(_same_program(program.code, p) for p in plausible):
                 plausible.append(program.code)
         elif not plausible:
-            (ask,) = ctx.lib.render("baselines/chatrepair/feedback",
-                                    {"failure": failure, "ran": result.report is not None})
+            (ask,) = ctx.lib.render(FEEDBACK, {"failure": failure,
+                                              "ran": result.report is not None})
             exchanges.append((ChatMessage("assistant",
                                           history_answer(answer.text, program, lang)), ask))
         attempts.append(attempt(

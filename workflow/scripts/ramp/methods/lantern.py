@@ -35,11 +35,19 @@ from ramp.methods.base import MethodContext, attempt, feedback_tests
 from ramp.methods.records import Attempt, Call, Check, check
 from ramp.parsing import ExtractedProgram, extract_program
 from ramp.tasks import Problem, TestCase
+from ramp.variants import Variant
 
 TRANSLATOR = "translator"
 REPAIRER = "repairer"
 PROGRAMMER = "programmer"
 """The back-translation: it writes each iteration's candidate in the task's language."""
+STEPS = {step: f"baselines/lantern/{step}" for step in ("translate", "repair", "back_translate")}
+"""Each call's template."""
+
+
+def templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`repair` renders (ramp.provenance)."""
+    return tuple(STEPS.values())
 
 
 def target_vars(target: Language) -> dict[str, str]:
@@ -74,7 +82,7 @@ def _ask(
     ctx: MethodContext, name: str, variables: dict[str, object], seed: int, lang: Language
 ) -> tuple[tuple[ChatMessage, ...], Completion]:
     """A call answered by a ``lang`` program."""
-    prompt = ctx.lib.render(f"baselines/lantern/{name}", variables)
+    prompt = ctx.lib.render(STEPS[name], variables)
     (answer,) = ctx.llm.complete([prompt], ctx.variant.code_params(seed, lang.key))
     return prompt, answer
 

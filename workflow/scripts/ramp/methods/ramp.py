@@ -42,6 +42,28 @@ from ramp.tasks import Problem, TestCase
 from ramp.variants import Variant
 
 
+def reflection_templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`initial_reflections` renders (ramp.provenance): the rule reflect's."""
+    return (feedback_integrator.initial_template(variant),) if variant.initial_reflection else ()
+
+
+def test_design_templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`design_tests` renders: the rule design_tests's."""
+    return (test_designer.TEMPLATE,) if variant.test_generation else ()
+
+
+def iteration_templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`iterate` renders: the rule repair_iteration's."""
+    feedback = (feedback_integrator.FEEDBACK_TEMPLATE,) if variant.feedback_reflection else ()
+    return (programmer.template(variant), *feedback)
+
+
+def templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`repair` renders: every step's."""
+    return (*reflection_templates(variant), *test_design_templates(variant),
+            *iteration_templates(variant))
+
+
 def initial_reflections(
     problems: Sequence[Problem], *, llm: LLM | None, lib: PromptLibrary, variant: Variant,
     seed: int,

@@ -30,11 +30,18 @@ from ramp.agents.traces import format_traces
 from ramp.execution.executor import Executor
 from ramp.llm.base import ChatMessage
 from ramp.methods.base import MethodContext
-from ramp.methods.ramp import design_tests, initial_reflections
+from ramp.methods.ramp import (
+    design_tests,
+    initial_reflections,
+    iteration_templates,
+    reflection_templates,
+    test_design_templates,
+)
 from ramp.methods.records import Attempt, Call
 from ramp.methods.selection import Entry, Selection, canonical_output, edit_size, select
 from ramp.parsing import ExtractedProgram
 from ramp.tasks import Limits, Problem, RunReport, TestCase, TestResult, Verdict
+from ramp.variants import Variant
 
 ROLE_CANDIDATE = "candidate"
 """The role of an iteration's Programmer calls after its first (cost tables count them apart)."""
@@ -279,6 +286,15 @@ def _record(t: int, made: Sequence[Candidate], choice: Choice, ctx: MethodContex
         "distinguish": choice.distinction.log if choice.distinction else None,
         "stop": choice.stop or ("budget" if t == ctx.budget else ""),
     }, ensure_ascii=False)
+
+
+def templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`repair` renders (ramp.provenance): RAMP's, and the Arbiter's when
+    it is asked to tell groups apart."""
+    arbiter_templates = ((arbiter.INPUTS_TEMPLATE, arbiter.JUDGE_TEMPLATE)
+                         if variant.distinguishing_inputs else ())
+    return (*reflection_templates(variant), *test_design_templates(variant),
+            *iteration_templates(variant), *arbiter_templates)
 
 
 def repair(problem: Problem, ctx: MethodContext) -> list[Attempt]:

@@ -28,6 +28,7 @@ from ramp.methods.base import MethodContext, attempt, sample_tests
 from ramp.methods.records import Attempt, Call, check
 from ramp.parsing import clean_reflection, extract_program
 from ramp.tasks import Problem
+from ramp.variants import Variant
 
 ROLE_ANALYST = "analyst"
 ROLE_CODER = "programmer"
@@ -35,6 +36,9 @@ ROLE_TESTER = "tester"
 MAX_TEXT_CHARS = 2000
 """The analysis and each review are clipped to this before they go into the coder's prompt."""
 MISSING_VERDICT = "(The review has no VERDICT line, so it counts as FAIL.)"
+ANALYST = "baselines/self_collaboration/analyst"
+CODER = "baselines/self_collaboration/coder"
+TESTER = "baselines/self_collaboration/tester"
 
 # A line "VERDICT: PASS", "**Final verdict:** fail ..." (markdown emphasis, backticks allowed).
 _VERDICT = re.compile(
@@ -72,12 +76,17 @@ def parse_review(answer: str) -> Review:
     return Review(decisions[-1], True, text)
 
 
+def templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`repair` renders (ramp.provenance)."""
+    return (ANALYST, CODER, TESTER)
+
+
 def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     """Analyst once, then coder and tester per iteration, until the tester approves or t = K."""
     tests = sample_tests(task)
     variant, lang = ctx.variant, task.language
     base = {"task": task, "view": variant.programmer_view}
-    analyst_prompt = ctx.lib.render("baselines/self_collaboration/analyst", base)
+    analyst_prompt = ctx.lib.render(ANALYST, base)
     (analyst_answer,) = ctx.llm.complete([analyst_prompt], variant.analysis_params(ctx.seed + 1))
     analysis = clean_reflection(analyst_answer.text, max_chars=MAX_TEXT_CHARS)
     pending: list[Call] = [Call.of(ROLE_ANALYST, analyst_prompt, analyst_answer)]
@@ -86,9 +95,8 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     attempts: list[Attempt] = []
     for t in range(1, ctx.budget + 1):
         calls, pending = pending, []
-        coder_prompt = ctx.lib.render("baselines/self_collaboration/coder",
-                                      {**base, "analysis": analysis, "program": latest,
-                                       "review": review})
+        coder_prompt = ctx.lib.render(CODER, {**base, "analysis": analysis, "program": latest,
+                                              "review": review})
         (coder_answer,) = ctx.llm.complete([coder_prompt],
                                            variant.code_params(ctx.seed + t, lang.key))
         calls.append(Call.of(ROLE_CODER, coder_prompt, coder_answer))
@@ -96,8 +104,7 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
         result = check(ctx.executor(task), program, tests, task)  # for the record only
         if program.ok:
             latest = program.code
-            tester_prompt = ctx.lib.render("baselines/self_collaboration/tester",
-                                           {**base, "program": program.code})
+            tester_prompt = ctx.lib.render(TESTER, {**base, "program": program.code})
             (tester_answer,) = ctx.llm.complete([tester_prompt],
                                                 variant.analysis_params(ctx.seed + t))
             calls.append(Call.of(ROLE_TESTER, tester_prompt, tester_answer))

@@ -13,9 +13,17 @@ from ramp.methods.base import MethodContext, attempt, sample_tests
 from ramp.methods.records import Attempt, Call, check
 from ramp.parsing import clean_reflection, extract_program
 from ramp.tasks import Problem
+from ramp.variants import Variant
 
 PLANNER = "planner"
 PROGRAMMER = "programmer"
+PLAN = "baselines/self_planning/plan"
+CODE = "baselines/self_planning/code"
+
+
+def templates(variant: Variant) -> tuple[str, ...]:
+    """The templates :func:`repair` renders (ramp.provenance)."""
+    return (PLAN, CODE)
 
 
 def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
@@ -26,14 +34,14 @@ def repair(task: Problem, ctx: MethodContext) -> list[Attempt]:
     for t in range(1, ctx.budget + 1):
         seed = ctx.seed + t
         plan_prompt = ctx.lib.render(
-            "baselines/self_planning/plan",
+            PLAN,
             {"task": task, "view": ctx.variant.programmer_view, "feedback": feedback,
              "previous_code": previous_code},
         )
         (plan_answer,) = ctx.llm.complete([plan_prompt], ctx.variant.analysis_params(seed))
         plan = clean_reflection(plan_answer.text)
         code_prompt = ctx.lib.render(
-            "baselines/self_planning/code",
+            CODE,
             {"task": task, "view": ctx.variant.programmer_view, "plan": plan},
         )
         (code_answer,) = ctx.llm.complete([code_prompt], ctx.variant.code_params(seed, lang.key))
