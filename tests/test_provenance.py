@@ -89,8 +89,8 @@ def changed(config: dict, model: str = "qwen2.5-coder-1.5b") -> dict[str, tuple[
 
 
 def test_a_model_entrys_answer_changing_fields_are_params_and_speed_is_not():
-    assert changed(with_entry("qwen2.5-coder-1.5b", context_size=8192)) == {
-        "model_context_size": ("model.context_size=4096", "model.context_size=8192")}
+    assert changed(with_entry("qwen2.5-coder-1.5b", context_size=16384)) == {
+        "model_context_size": ("model.context_size=8192", "model.context_size=16384")}
     assert set(changed(with_entry("qwen2.5-coder-1.5b", n_batch=64))) == {"model_n_batch"}
     assert set(changed(with_entry("qwen2.5-coder-1.5b", embedded="qwen2.5-coder-0.5b"))) == {
         "model_embedded", "model_weights_sha256"}
