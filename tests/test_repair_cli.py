@@ -14,7 +14,7 @@ from ramp import repair_cli, study_config
 from ramp.llm.fake import FakeLLM
 from ramp.problem_file import ProblemFileError, load_problem
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "double-it"
 # The buggy programs overflow 32-bit ints on a_i = 10^9 (C++) / index from 1 (Ruby); these pass.
 FIXED = {

@@ -9,7 +9,7 @@ from snakemake.utils import update_config
 from ramp import study_config
 from ramp.variants import Variant, variant_from_config, variants_from_config
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _config(name: str) -> dict:
@@ -77,12 +77,13 @@ def test_budget_of_a_variant():
     assert Variant(max_iterations=20).budget(11) == 11
 
 
-def test_zero_shot_is_one_programmer_call(task, lib):
+def test_zero_shot_is_one_programmer_call():
     from ramp.methods.base import MethodContext, sandbox_executors
     from ramp.methods.ramp import repair
+    from ramp.prompting import PromptLibrary
+    from tests.agents.scripted import ScriptedAgents, made_up_problem, ruby
 
-    from .conftest import ScriptedAgents, ruby
-
+    task, lib = made_up_problem(), PromptLibrary.default()
     zero = variants_from_config(_config("config.yaml"))["zero_shot"]
     agents = ScriptedAgents(programmer=[ruby("puts gets.to_i * 3")])
     executors = sandbox_executors()
