@@ -75,6 +75,7 @@ from ramp.io import write_text
 from ramp.languages import Language
 from ramp.llm import Completion, SamplingParams, create_llm
 from ramp.llm.base import ContextOverflow, Params, Prompt, per_prompt
+from ramp.llm.prefix_cache import COUNTERS
 from ramp.llm.spec import ModelsConfig, ModelSpec
 from ramp.llm.weights import weights_path
 from ramp.methods.base import sandbox_executors
@@ -312,8 +313,7 @@ def _row(m: Measured) -> dict[str, Any]:
     return {"text": c.text, "seconds": c.seconds, "cpu_seconds": m.cpu_seconds,
             "prompt_tokens": c.prompt_tokens,
             "completion_tokens": c.completion_tokens, "finish_reason": c.finish_reason,
-            "reused_prompt_tokens": c.reused_prompt_tokens, "kv_read_bytes": c.kv_read_bytes,
-            "kv_written_bytes": c.kv_written_bytes,
+            **{name: c.counters.get(name, 0) for name in COUNTERS},
             "evaluated_prompt_tokens": m.evaluated_prompt_tokens,
             "prompt_eval_seconds": m.prompt_eval_seconds,
             "generation_seconds": m.generation_seconds}

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-REUSE_FIELDS = ("reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")
+from ramp.llm.prefix_cache import COUNTERS as REUSE_FIELDS
+
 COST_COLUMNS = ["policy", "stage", "calls", "prompt_tokens", "completion_tokens", "seconds",
                 "peak_memory_mb", *REUSE_FIELDS, "prefix_hit_rate"]
 # Stages without a model: their ``calls`` are programs run, left out of the total's calls

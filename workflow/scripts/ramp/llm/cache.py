@@ -88,7 +88,10 @@ class CachedLLM:
             return self.committed.get(key)
         except ValueError as e:
             raise LLMError(f"{path}: corrupt cache entry ({e}); delete it to re-record") from e
-        return Completion(**raw["completion"])
+        try:
+            return Completion.from_json(raw["completion"])
+        except (KeyError, TypeError) as e:
+            raise LLMError(f"{path}: corrupt cache entry ({e}); delete it to re-record") from e
 
     def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
         if self.mode == "off":
@@ -113,7 +116,7 @@ class CachedLLM:
                 entry = {
                     "model_id": self.model_id,
                     "key": keys[i],
-                    "completion": dataclasses.asdict(completion),
+                    "completion": completion.to_json(),
                 }
                 write_text(self.path_of(keys[i]), json.dumps(entry, ensure_ascii=False))
             if len(todo) > len(chunk):

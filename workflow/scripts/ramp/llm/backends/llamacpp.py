@@ -38,7 +38,7 @@ from ramp.llm.base import (
     SamplingParams,
     per_prompt,
 )
-from ramp.llm.prefix_cache import TAIL, Grain, PrefixCache, reusable_prefix
+from ramp.llm.prefix_cache import COUNTERS, TAIL, Grain, PrefixCache, reusable_prefix
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
 
@@ -325,9 +325,8 @@ class LlamaCppLLM:
             prompt_tokens=out["usage"]["prompt_tokens"],
             completion_tokens=out["usage"]["completion_tokens"],
             seconds=seconds,
-            reused_prompt_tokens=self.llm.reused,
-            kv_read_bytes=self.llm.read_bytes,
-            kv_written_bytes=written,
+            counters=dict(zip(COUNTERS, (self.llm.reused, self.llm.read_bytes, written),
+                              strict=True)),
         )
 
     def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
