@@ -10,6 +10,25 @@ way are reused: the KV cache they leave is the same bits a fresh evaluation woul
 The same holds across processes: with a prefix cache (ramp.llm.prefix_cache) each call stores
 the KV state of its prompt's whole batches, and a call that finds a longer stored prefix of its
 prompt than its own KV cache holds loads that state instead of evaluating those batches.
+
+What this takes from llama-cpp-python's insides (as of the pinned 0.3.36), each checked against
+the installed library by tests/llm/test_llamacpp_contract.py, one test an item, which also
+checks that this list names everything below that overrides, writes or reads them:
+
+- ``Llama.eval(self, tokens)``: overridden; the library's evaluates ``tokens`` from position
+  ``n_tokens`` in batches of ``n_batch``, and this one splits the first so batches end where a
+  fresh evaluation's do.
+- ``Llama.generate(self, tokens, ...)``: overridden; every completion goes through it, and the
+  library's reuses the prefix of ``tokens`` that ``input_ids[:n_tokens]`` holds, so this one
+  sets ``n_tokens`` to the reusable prefix first, and ends an answer by yielding the
+  end-of-generation token.
+- ``Llama.n_tokens``: written; how many leading tokens of ``input_ids`` the KV cache holds.
+- ``Llama.input_ids``: written; the evaluated tokens (those of a state loaded from disk).
+- ``Llama.chat_handler``: written after load; a template file's handler needs the model's
+  tokens.
+- ``Llama._ctx``: read; the context, for the two items below.
+- ``LlamaContext.kv_cache_seq_rm(self, seq_id, p0, p1)``: called; drops KV rows from ``p0``.
+- ``LlamaContext.ctx``: read; the ``llama_context_p`` the state functions (kv_state) take.
 """
 
 from __future__ import annotations
