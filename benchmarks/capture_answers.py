@@ -1,4 +1,4 @@
-"""Capture real model answers of each agent for the parser tests (tests/agents/captured/).
+"""Capture real model answers of each agent for the parser tests (tests/data/captured/).
 
     python benchmarks/capture_answers.py --model qwen2.5-coder-0.5b --task 0
 
@@ -23,7 +23,7 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
     parser.add_argument("--tasks", default="results/tasks/paper34.parquet")
     parser.add_argument("--task", type=int, default=0, help="index in the task table")
-    parser.add_argument("--out", type=Path, default=Path("tests/agents/captured"))
+    parser.add_argument("--out", type=Path, default=Path("tests/data/captured"))
     args = parser.parse_args()
     task = read_problems(args.tasks)[args.task]
     lib, variant = PromptLibrary.default(), Variant()

@@ -16,15 +16,11 @@ order that rotates call by call, and the study goes on with the new path's answe
   complete, ``n_threads`` for prompts too;
 - ``server``: llama.cpp's server (``python -m llama_cpp.server``, what a user would run
   instead), up for the whole run, through ramp's OpenAI-compatible backend, with the model's
-  ``n_threads`` for prompts and generation, as ``new`` has them;
-- ``wide``: ``new`` with ``decode_width`` ``--width``: a stage call's prompts (one per open
-  task of the job) decoded together, always that many sequences a step (its own answers:
-  another model id; with greedy decoding they are compared with ``new``'s all the same).
+  ``n_threads`` for prompts and generation, as ``new`` has them.
 
 ``--paths`` picks some of them (``new`` always runs: the study goes on with its answers). The
-first path rotates stage call by stage call; ``old``, ``new`` and ``server`` take a stage
-call's prompts one after another, as a stage job does, ``wide`` all at once (its seconds are
-shared evenly among them). With one task a run (``--tasks 1``) a stage call is one call.
+first path rotates stage call by stage call; each path takes a stage call's prompts one after
+another, as a stage job does. With one task a run (``--tasks 1``) a stage call is one call.
 
 Each stage of a study is a job of its own, so ``old`` and ``new`` start every stage with an empty
 KV cache (``new`` still has its disk cache); the server keeps its state. With greedy decoding
@@ -37,7 +33,7 @@ call it was (``ended``). With one task a process, that is the task's end. Ctrl-C
 
     .venv/bin/python benchmarks/study_replay.py [--model qwen2.5-coder-1.5b] [--subset paper10]
         [--tasks 5] [--offset 0] [--iterations 4] [--temperature 0] [--max-new-tokens 0]
-        [--paths old new server wide] [--width 4] [--kv-dir DIR]
+        [--paths old new server] [--kv-dir DIR]
         [--out results/benchmarks/study_replay.json]
     .venv/bin/python benchmarks/study_replay.py --combine A.json B.json [--out ...]
 
@@ -78,7 +74,8 @@ from ramp.execution.executor import SandboxExecutor
 from ramp.io import write_text
 from ramp.languages import Language
 from ramp.llm import Completion, SamplingParams, create_llm
-from ramp.llm.base import ContextOverflow, Params, Prompt, per_prompt
+from ramp.llm.base import OVER_CONTEXT, ContextOverflow, Params, Prompt, per_prompt
+from ramp.llm.prefix_cache import COUNTERS
 from ramp.llm.spec import ModelsConfig, ModelSpec
 from ramp.llm.weights import weights_path
 from ramp.methods.base import sandbox_executors
@@ -178,31 +175,6 @@ def new_path(spec: ModelSpec, kv_dir: Path, kv_bytes: int) -> InProcess:
     return InProcess("new", llm.llm, lambda prompt, params: llm.complete([prompt], params)[0])
 
 
-class Together:
-    """``wide``: the llamacpp backend with ``decode_width`` ``width``, a stage call at once."""
-
-    name = "wide"
-
-    def __init__(self, spec: ModelSpec, width: int, kv_dir: Path, kv_bytes: int) -> None:
-        self.llm = create_llm(dataclasses.replace(spec, decode_width=width), prefix_dir=kv_dir,
-                              prefix_max_bytes=kv_bytes)
-
-    def new_job(self) -> None:
-        self.llm.wide.reset()
-
-    def complete_all(self, prompts: Sequence[Prompt],
-                     params: Sequence[SamplingParams]) -> list[Measured]:
-        stats, n = self.llm.wide.stats, len(prompts)
-        before = dataclasses.replace(stats)
-        cpu = time.process_time()
-        completions = self.llm.complete(prompts, params)
-        cpu = (time.process_time() - cpu) / n
-        prompt_s = (stats.prompt_seconds - before.prompt_seconds) / n
-        step_s = (stats.step_seconds - before.step_seconds) / n
-        return [Measured(c, cpu, c.prompt_tokens - c.reused_prompt_tokens, prompt_s, step_s)
-                for c in completions]
-
-
 class Server:
     """llama.cpp's server in a process of its own, up for the whole run."""
 
@@ -287,19 +259,17 @@ class Alternating:
 
     def _measured(self, path, prompts: Sequence[Prompt],
                   params: Sequence[SamplingParams]) -> list[Measured]:
-        """``path``'s answers to a stage call: all at once if it takes them so, else one
-        after another (in lockstep, before each batch it sends). A prompt over the context
-        raises OverContext."""
+        """``path``'s answers to a stage call, one after another (in lockstep, before each
+        call). A prompt over the context raises OverContext."""
         try:
-            if hasattr(path, "complete_all"):
-                if self.lockstep is not None:
-                    self.lockstep.wait()
-                return path.complete_all(prompts, params)
             out = []
             for prompt, one in zip(prompts, params, strict=True):
                 if self.lockstep is not None:
                     self.lockstep.wait()
-                out.append(path.complete(prompt, one))
+                measured = path.complete(prompt, one)
+                if measured.completion.finish_reason == OVER_CONTEXT:  # the backend's outcome
+                    raise ContextOverflow("the prompt leaves less than the answer's cap")
+                out.append(measured)
             return out
         except ContextOverflow as e:  # each path says so its own way (old: a ValueError)
             raise OverContext(f"call {len(self.rows) + 1} ({self.stage}), {path.name} path: "
@@ -346,8 +316,7 @@ def _row(m: Measured) -> dict[str, Any]:
     return {"text": c.text, "seconds": c.seconds, "cpu_seconds": m.cpu_seconds,
             "prompt_tokens": c.prompt_tokens,
             "completion_tokens": c.completion_tokens, "finish_reason": c.finish_reason,
-            "reused_prompt_tokens": c.reused_prompt_tokens, "kv_read_bytes": c.kv_read_bytes,
-            "kv_written_bytes": c.kv_written_bytes,
+            **{name: c.counters.get(name, 0) for name in COUNTERS},
             "evaluated_prompt_tokens": m.evaluated_prompt_tokens,
             "prompt_eval_seconds": m.prompt_eval_seconds,
             "generation_seconds": m.generation_seconds}
@@ -507,11 +476,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--temperature", type=float, default=0.0)
     ap.add_argument("--max-new-tokens", type=int, default=0,
                     help="cap every call's answer (0: the variant's limits)")
-    ap.add_argument("--paths", nargs="+", choices=("old", "new", "server", "wide"),
+    ap.add_argument("--paths", nargs="+", choices=("old", "new", "server"),
                     default=["old", "new", "server"],
                     help="the paths to compare (new is always one: the study goes on with it)")
-    ap.add_argument("--width", type=int, default=4,
-                    help="the wide path's decode_width (sequences a step)")
     ap.add_argument("--n-batch", type=int, default=0, metavar="N",
                     help="the new path's and the server's batch (default: the model's n_batch); "
                          "the old path keeps llama-cpp-python's 512")
@@ -558,8 +525,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         server = Server(path, spec, Path(tmp) / "server.log") if "server" in args.paths else None
         if server:
             paths.append(server)
-        if "wide" in args.paths:
-            paths.append(Together(spec, args.width, kv / "kv-wide", 4 * 2**30))
         names = [p.name for p in paths]
         lockstep = Lockstep(args.lockstep, args.rank, args.peers) if args.lockstep else None
         llm = Alternating(paths, args.temperature, problems[0].language, lockstep)

@@ -8,7 +8,16 @@ from ramp import languages
 from ramp.execution import dialects
 from ramp.execution.runtime import RUNTIMES
 from ramp.hub import layout
-from ramp.languages import CPP, LANGUAGES, RUBY, STUDY_LANGUAGES, language, language_of
+from ramp.languages import (
+    CPP,
+    LANGUAGES,
+    PYTHON,
+    RUBY,
+    STUDY_LANGUAGES,
+    language,
+    language_of,
+    language_of_file,
+)
 from ramp.llm.answer_end import RULES
 from ramp.llm.base import ChatMessage, SamplingParams
 from ramp.llm.fake import FakeLLM
@@ -79,3 +88,26 @@ def test_a_model_stage_refuses_tasks_of_another_language():
     study_config.check_language({"data": {"language": "cpp"}}, ["GNU C++11", "MS C++"])
     with pytest.raises(ValueError, match=r"language is Ruby .* include GNU C\+\+17"):
         study_config.check_language({}, ["Ruby", "GNU C++17"])
+
+
+def test_a_program_file_s_language_follows_its_name_unless_lang_says():
+    assert language_of_file("a.cpp") is CPP and language_of_file("dir/B.RB") is RUBY
+    assert language_of_file("x.cc", keys=list(LANGUAGES)) is CPP
+    assert language_of_file("x.py", keys=list(LANGUAGES)) is PYTHON
+    assert language_of_file("x.rb", "cpp") is CPP and language_of_file("x", "ruby") is RUBY
+
+
+def test_a_name_it_cannot_tell_is_one_line_naming_the_choices():
+    with pytest.raises(ValueError) as e:
+        language_of_file("a.py")  # Python is no study language
+    assert "\n" not in str(e.value)
+    assert str(e.value).startswith("a.py: cannot tell the program's language")
+    assert ".rb ruby" in str(e.value) and ".cpp .cc .cxx .c++ cpp" in str(e.value)
+    assert "--lang (ruby, cpp)" in str(e.value)
+    with pytest.raises(ValueError, match="--lang java: not one of ruby, cpp, python"):
+        language_of_file("a.java", "java", keys=list(LANGUAGES))
+
+
+def test_help_texts_name_the_languages():
+    assert languages.names(["ruby"]) == "Ruby"
+    assert languages.names(["ruby", "cpp", "python"]) == "Ruby, C++ or Python"

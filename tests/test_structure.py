@@ -164,3 +164,40 @@ def test_only_the_stages_and_the_method_context_reach_the_hidden_feedback():
             continue
         source = MODULES[name].read_text(encoding="utf-8")
         assert "ctx.hidden.of" not in source and "HiddenFeedback" not in source, name
+
+
+#: Test folders that test no one subpackage: the workflow's rules, the Slurm profile, the
+#: prompt templates. Tests of a top-level module (ramp/<name>.py) sit in tests/ itself.
+NOT_SUBPACKAGES = {"workflow", "slurm", "prompts"}
+TEST_FILES = sorted((REPO / "tests").glob("*/test_*.py"))
+
+
+def test_every_test_folder_is_a_subpackage_s():
+    subpackages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    folders = {p.parent.name for p in TEST_FILES}
+    assert folders - NOT_SUBPACKAGES <= subpackages, "tests/<name>/ tests ramp.<name>"
+    assert all((REPO / "tests" / key).is_file() for key in THROUGH_A_PROCESS)
+
+
+#: Test files that reach their subpackage only through a process they start.
+THROUGH_A_PROCESS = {
+    "hub/test_workflow.py": "the data rule, run by Snakemake, fetches with ramp.hub",
+}
+
+
+def _key(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
+
+
+@pytest.mark.parametrize("path", [p for p in TEST_FILES if p.parent.name not in NOT_SUBPACKAGES
+                                  and _key(p) not in THROUGH_A_PROCESS], ids=_key)
+def test_a_test_file_tests_the_subpackage_of_its_folder(path):
+    """So the test of a module is found by its path: a file of tests/<name>/ imports ramp.<name>
+    (or its folder's conftest does, for it)."""
+    name = f"ramp.{path.parent.name}"
+    conftest = path.with_name("conftest.py")
+    imported = _imports("tests", path) | (_imports("tests", conftest) if conftest.exists()
+                                          else set())
+    assert any(m == name or m.startswith(f"{name}.") for m in imported), (
+        f"{path.relative_to(REPO)} imports nothing of {name}: move it to the tests of what it "
+        f"tests (tests/<subpackage>/, or tests/ for a top-level module)")

@@ -1,8 +1,12 @@
-"""`python -m ramp run --lang python`: the option picks the runtime, Ruby stays the default."""
+"""`python -m ramp run`: the program's file name picks its language, ``--lang`` overrides it (the
+rule `ramp repair` follows too), and a name it cannot tell is a one-line error."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,3 +63,45 @@ def test_unknown_lang_exits_2(tests_file: Path, tmp_path: Path) -> None:
     done = ramp_run(program, "--tests", tests_file, "--lang", "cobol")
     assert done.returncode == 2
     assert "invalid choice: 'cobol'" in done.stderr and "python" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
+def test_a_cpp_file_runs_as_cpp_without_lang(tests_file: Path, tmp_path: Path) -> None:
+    program = tmp_path / "ok.cpp"
+    program.write_text(
+        "#include <iostream>\nint main() {\n    long long a, b;\n"
+        "    std::cin >> a >> b;\n    std::cout << a + b << std::endl;\n}\n"
+    )
+    done = ramp_run(program, "--tests", tests_file)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3/3 passed" in done.stdout
+
+
+def test_a_python_file_runs_as_python_without_lang(tests_file: Path, tmp_path: Path) -> None:
+    program = tmp_path / "add.py"
+    program.write_text("a, b = map(int, input().split())\nprint(a + b)\n")
+    done = ramp_run(program, "--tests", tests_file)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_name_it_cannot_tell_is_one_line_naming_the_choices(
+    tests_file: Path, tmp_path: Path
+) -> None:
+    program = tmp_path / "add.txt"
+    program.write_text("puts 1\n")
+    done = ramp_run(program, "--tests", tests_file)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "add.txt: cannot tell the program's language" in done.stderr
+    for choice in (".rb ruby", ".cpp .cc .cxx .c++ cpp", ".py python", "--lang"):
+        assert choice in done.stderr
+
+
+def test_the_help_names_every_language() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ramp", "--help"], capture_output=True, text=True, check=False
+    )
+    assert "Ruby, C++ or Python program" in done.stdout
+    assert "Ruby or C++ program" in done.stdout  # ramp repair: the study languages
+    done = ramp_run("--help")
+    assert ".rb ruby; .cpp .cc .cxx .c++ cpp; .py python" in " ".join(done.stdout.split())

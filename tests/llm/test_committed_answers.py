@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
 from ramp.llm import answers
-from ramp.llm.base import LLMError, SamplingParams, messages
+from ramp.llm.base import Completion, LLMError, SamplingParams, messages
 from ramp.llm.cache import CachedLLM
 from ramp.llm.fake import FakeLLM
 from ramp.llm.spec import ModelsConfig
 
 PARAMS = SamplingParams(0.8, 0.95, 64, 3)
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _record(tmp_path, texts, first=0):
@@ -127,3 +129,17 @@ def test_a_replayed_study_s_folder_packs_exactly_the_answers_it_used(tmp_path):
     pruned = tmp_path / "pruned.jsonl.gz"
     assert answers.main(answers_args(fresh, pruned, update=False)) == 0
     assert [c.text for c in answers.load([pruned]).values()] == ["one"]
+
+
+def test_every_committed_answer_reads_back_as_it_was_stored():
+    """The committed studies replay as recorded: each answer, its llamacpp counters (stored as
+    fields of their own, as always) included, reads and writes back to the stored entry."""
+    files = sorted((REPO / "data" / "answers").glob("*.jsonl.gz"))
+    assert files
+    for path in files:
+        counted = 0
+        for entry in answers.file_entries(path):
+            completion = Completion.from_json(entry["completion"])
+            assert completion.to_json() == entry["completion"], (path.name, entry["key"])
+            counted += "reused_prompt_tokens" in completion.counters
+        assert counted, f"{path.name}: no answer has the llamacpp counters"

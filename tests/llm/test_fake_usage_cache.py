@@ -8,6 +8,8 @@ from ramp.io import write_parquet, write_text
 from ramp.llm import CachedLLM, FakeLLM, LLMError, SamplingParams, UsageLog, messages
 from ramp.llm.base import LLM, Completion
 from ramp.llm.cache import cache_key, replayable
+from ramp.llm.prefix_cache import COUNTERS
+from ramp.llm.usage import CallRecord
 
 P1 = messages(("system", "You fix Ruby."), ("user", "fix: puts 1+"))
 P2 = messages(("user", "write tests"))
@@ -131,6 +133,36 @@ def test_rerun_from_cache_makes_no_calls_and_identical_parquet(tmp_path):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
+def test_a_backend_s_own_counters_are_stored_beside_the_fields_and_summed_by_role(tmp_path):
+    counted = Completion("x", "stop", 5, 1, 0.5, {"reused_prompt_tokens": 4, "kv_read_bytes": 9})
+    cached = CachedLLM(FakeLLM(respond=lambda p: "unused"), tmp_path)
+    path = cached.path_of(cache_key("fake", P1, SamplingParams()))
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"model_id": "fake", "completion": counted.to_json()}))
+    assert json.loads(path.read_text())["completion"]["kv_read_bytes"] == 9  # as ever
+    log = UsageLog()
+    (replayed,) = log.tagged(cached, "programmer").complete([P1], SamplingParams())
+    assert replayed == counted
+    log.tagged(FakeLLM(["y"]), "programmer").complete([P2], SamplingParams())  # counts none
+    row = log.by_role().to_dict("records")[0]
+    assert (row["reused_prompt_tokens"], row["kv_read_bytes"], row["kv_written_bytes"]) == (4, 9, 0)
+
+
+def test_a_call_record_ends_with_the_counters():
+    names = [f.name for f in dataclasses.fields(CallRecord)]
+    assert names[-len(COUNTERS):] == list(COUNTERS)
+
+
+def test_a_stored_completion_missing_a_field_or_with_a_bad_counter_is_named():
+    stored = Completion("x", "stop", 5, 1, 0.5).to_json()
+    assert set(stored) == {"text", "finish_reason", "prompt_tokens", "completion_tokens",
+                           "seconds"}
+    with pytest.raises(TypeError, match="without seconds"):
+        Completion.from_json({k: v for k, v in stored.items() if k != "seconds"})
+    with pytest.raises(TypeError, match="counter 'kv_read_bytes' is '9'"):
+        Completion.from_json({**stored, "kv_read_bytes": "9"})
+
+
 def test_corrupt_cache_entry_is_a_clear_error(tmp_path):
     cached = CachedLLM(FakeLLM(["x"]), tmp_path)
     cached.complete([P1], SamplingParams())
@@ -209,7 +241,7 @@ def test_a_replay_only_cache_refuses_an_answer_cut_by_the_context(tmp_path):
     cut = Completion("The", "length", 4090, 6, 1.0)
     write_text(cached.path_of(cache_key("fake", P1, params)),
                json.dumps({"model_id": "fake", "key": cache_key("fake", P1, params),
-                           "completion": dataclasses.asdict(cut)}))
+                           "completion": cut.to_json()}))
     assert cached.complete([P1], params)[0].text == "full answer"  # asked again, re-recorded
     assert cached.refused == 1
     assert CachedLLM(FakeLLM([]), tmp_path, context_size=8192).complete([P1], params)[0].text \

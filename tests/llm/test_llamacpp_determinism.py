@@ -39,6 +39,18 @@ def llm():
     return create_llm(ModelSpec(**SPEC))
 
 
+def _reused(completion) -> int:
+    return completion.counters["reused_prompt_tokens"]
+
+
+def _read(completion) -> int:
+    return completion.counters["kv_read_bytes"]
+
+
+def _written(completion) -> int:
+    return completion.counters["kv_written_bytes"]
+
+
 def _fresh(llm):
     llm.llm.reset()  # an empty KV cache, as in a new process
     llm.llm.whole = 0
@@ -47,17 +59,17 @@ def _fresh(llm):
 def test_same_text_fresh_after_a_shared_prefix_and_repeated(llm):
     _fresh(llm)
     (fresh,) = llm.complete([SECOND], PARAMS)
-    assert fresh.reused_prompt_tokens == 0
+    assert _reused(fresh) == 0
     _fresh(llm)
     _, after = llm.complete([FIRST, SECOND], PARAMS)
     # The shared prefix was reused, in whole grains of 4 tokens (this build's)...
     assert llm.llm.grain == Grain(4, 32, TAIL)
-    assert after.reused_prompt_tokens >= 64 and after.reused_prompt_tokens % 4 == 0
-    assert after.reused_prompt_tokens < after.prompt_tokens
+    assert _reused(after) >= 64 and _reused(after) % 4 == 0
+    assert _reused(after) < after.prompt_tokens
     # ...and the answer is the fresh one, token for token.
     assert after.text == fresh.text and after.completion_tokens == fresh.completion_tokens
     (again,) = llm.complete([SECOND], PARAMS)  # the prompt itself is in the cache now
-    assert again.reused_prompt_tokens == llm.llm.grain.fit(
+    assert _reused(again) == llm.llm.grain.fit(
         (again.prompt_tokens - 1) // 4 * 4, again.prompt_tokens)
     assert again.text == fresh.text
 
@@ -75,7 +87,7 @@ def test_resumed_run_replays_the_first_call_and_answers_the_second_alike(llm, tm
     replayed, resumed_second = resumed.complete([FIRST, SECOND], PARAMS)
     assert (resumed.hits, resumed.misses) == (1, 1)
     assert replayed == only_first
-    assert resumed_second.reused_prompt_tokens == 0 < clean_second.reused_prompt_tokens
+    assert _reused(resumed_second) == 0 < _reused(clean_second)
     assert resumed_second.text == clean_second.text
 
 
@@ -88,7 +100,7 @@ spec, prompt, params, prefix_dir = json.loads(sys.stdin.read())
 llm = create_llm(ModelSpec(**spec), prefix_dir=prefix_dir and Path(prefix_dir),
                  prefix_max_bytes=2**30)
 (c,) = llm.complete([messages(*prompt)], SamplingParams(**params))
-print(json.dumps([c.text, c.reused_prompt_tokens, c.kv_read_bytes]))
+print(json.dumps([c.text, c.counters["reused_prompt_tokens"], c.counters["kv_read_bytes"]]))
 """
 
 
@@ -130,18 +142,18 @@ def test_same_text_from_a_prefix_loaded_from_the_disk_cache_here_and_in_another_
     stage job) and in a new process, loads the batches it shares with them: same text."""
     _fresh(llm)
     (fresh,) = llm.complete([SECOND], PARAMS)
-    assert fresh.kv_read_bytes == fresh.kv_written_bytes == 0  # no disk cache: none used
+    assert _read(fresh) == _written(fresh) == 0  # no disk cache: none used
     llm.llm.prefix_cache = PrefixCache(tmp_path / "kv", llm.state_identity, 4, 2**30)
     try:
         _fresh(llm)
         (first,) = llm.complete([FIRST], PARAMS)
-        assert first.kv_written_bytes > 0 and first.kv_read_bytes == 0
+        assert _written(first) > 0 and _read(first) == 0
         _fresh(llm)
         (loaded,) = llm.complete([SECOND], PARAMS)
     finally:
         llm.llm.prefix_cache = None
-    assert loaded.kv_read_bytes > 0
-    assert loaded.reused_prompt_tokens >= 64 and loaded.reused_prompt_tokens % 4 == 0
+    assert _read(loaded) > 0
+    assert _reused(loaded) >= 64 and _reused(loaded) % 4 == 0
     assert loaded.text == fresh.text and loaded.completion_tokens == fresh.completion_tokens
     text, reused, read = _in_another_process(SECOND, tmp_path / "kv")
     assert text == fresh.text and reused >= 64 and read > 0
@@ -155,7 +167,7 @@ def test_a_prefix_inside_a_batch_is_reused_and_the_text_is_the_fresh_one():
     (fresh,) = llm.complete([SECOND], PARAMS)
     _fresh(llm)
     _, after = llm.complete([FIRST, SECOND], PARAMS)
-    assert 100 <= after.reused_prompt_tokens < after.prompt_tokens - TAIL + 4
+    assert 100 <= _reused(after) < after.prompt_tokens - TAIL + 4
     assert after.text == fresh.text and after.completion_tokens == fresh.completion_tokens
 
 

@@ -11,7 +11,9 @@ few-shot examples (``prompts/<agent>/examples/<key>/``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -76,11 +78,30 @@ def language_of(lang: str) -> Language:
             f"unknown lang {lang!r}: known are {', '.join(sorted(_BY_LANG))}") from None
 
 
-def language_of_file(name: str) -> Language:
-    """The study language of a program file, by its name's ending (``buggy.rb``, ``a.cpp``)."""
+def names(keys: Iterable[str]) -> str:
+    """How a help text names the languages ``keys``: ``Ruby, C++ or Python``."""
+    named = [LANGUAGES[k].name for k in keys]
+    return " or ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+
+
+def suffixes(keys: Iterable[str]) -> str:
+    """The file name endings of the languages ``keys``: ``.rb ruby; .cpp .cc .cxx .c++ cpp``."""
+    return "; ".join(f"{' '.join(LANGUAGES[k].suffixes)} {k}" for k in keys)
+
+
+def language_of_file(name: str | Path, lang: str | None = None,
+                     keys: Sequence[str] = STUDY_LANGUAGES) -> Language:
+    """The language of the program file ``name`` among ``keys``: ``lang`` when given, else the
+    one its name's ending says (``buggy.rb``, ``a.cpp``). The one rule of every command that
+    reads a program (``ramp run``, ``ramp repair``); ValueError, one line naming the choices."""
+    if lang is not None:
+        if lang not in keys:
+            raise ValueError(f"--lang {lang}: not one of {', '.join(keys)}")
+        return LANGUAGES[lang]
+    name = Path(name).name
     suffix = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    for key in STUDY_LANGUAGES:
+    for key in keys:
         if suffix in LANGUAGES[key].suffixes:
             return LANGUAGES[key]
-    known = ", ".join(s for key in STUDY_LANGUAGES for s in LANGUAGES[key].suffixes)
-    raise ValueError(f"{name}: cannot tell the program's language from its name (known: {known})")
+    raise ValueError(f"{name}: cannot tell the program's language from its name "
+                     f"({suffixes(keys)}): rename it or give --lang ({', '.join(keys)})")

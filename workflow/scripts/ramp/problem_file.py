@@ -116,14 +116,14 @@ def parse_problem(
     )
 
 
-def load_problem(problem: Path, program: Path) -> Problem:
-    """The problem of ``problem`` with the buggy program ``program``, in the language its file
-    name says (``.rb`` Ruby, ``.cpp`` C++)."""
+def load_problem(problem: Path, program: Path, lang: str | None = None) -> Problem:
+    """The problem of ``problem`` with the buggy program ``program``, in the language ``lang``
+    (a key of ramp.languages) or else the one its file name says (``.rb`` Ruby, ``.cpp`` C++)."""
     for p in (problem, program):
         if not p.is_file():
             raise ProblemFileError(f"{p}: no such file")
     try:
-        language = language_of_file(program.name)
+        language = language_of_file(program.name, lang)
     except ValueError as e:
         raise ProblemFileError(str(e)) from None
     return parse_problem(problem.read_text(encoding="utf-8"), name=str(problem),

@@ -1,6 +1,7 @@
 """`ramp repair --problem PROBLEM.md --program BUGGY.rb`: repair one program outside the benchmark.
 
-The program's language follows its file name (``.rb`` Ruby, ``.cpp`` C++: ramp.languages).
+The program's language follows its file name (``.rb`` Ruby, ``.cpp`` C++), or ``--lang``: the
+rule of ``ramp run`` too (ramp.languages.language_of_file).
 
 Runs a method of the study (RAMP by default; any variant of the config, e.g. a baseline) through
 the contract every method has, with a configured model, prints each iteration, and writes the
@@ -21,14 +22,18 @@ from pathlib import Path
 import yaml
 
 from ramp.io import write_text
+from ramp.languages import STUDY_LANGUAGES, names, suffixes
 
-HELP = "repair one Ruby or C++ program from a problem file (see examples/) with any method"
+HELP = (f"repair one {names(STUDY_LANGUAGES)} program from a problem file (see examples/) with "
+        f"any method")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--problem", type=Path, required=True, help="problem statement (Markdown)")
     parser.add_argument("--program", type=Path, required=True,
-                        help="the buggy program (.rb Ruby, .cpp C++)")
+                        help=f"the buggy program ({suffixes(STUDY_LANGUAGES)})")
+    parser.add_argument("--lang", choices=STUDY_LANGUAGES, default=None,
+                        help="the program's language (default: from its file name)")
     parser.add_argument("--config", type=Path, default=Path("config/config.yaml"))
     parser.add_argument("--model", default=None, help="model entry (default: first of models.use)")
     parser.add_argument("--variant", default="ramp",
@@ -52,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
     from ramp.prompting import PromptLibrary
 
     try:
-        problem = load_problem(args.problem, args.program)
+        problem = load_problem(args.problem, args.program, args.lang)
         config = yaml.safe_load(args.config.read_text(encoding="utf-8"))
         model = args.model or ((config.get("models") or {}).get("use") or [""])[0]
         variant = study_config.variant(config, args.variant)

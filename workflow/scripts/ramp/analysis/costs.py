@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-REUSE_FIELDS = ("reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")
+from ramp.llm.prefix_cache import COUNTERS as REUSE_FIELDS
+
 CUT_FIELDS = ("cut_by_cap", "cut_by_context", "samples_fallback")
 COUNT_FIELDS = (*REUSE_FIELDS, *CUT_FIELDS)
 COST_COLUMNS = ["policy", "stage", "calls", "prompt_tokens", "completion_tokens", "seconds",

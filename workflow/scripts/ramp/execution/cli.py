@@ -1,5 +1,8 @@
-"""`ramp run PROGRAM --tests TESTS.jsonl [--lang ruby|python]`: run one program on tests in
+"""`ramp run PROGRAM --tests TESTS.jsonl [--lang ruby|cpp|python]`: run one program on tests in
 the sandbox.
+
+The program's language follows its file name (``.rb`` Ruby, ``.cpp`` C++, ``.py`` Python), or
+``--lang``: the rule of ``ramp repair`` too (ramp.languages.language_of_file).
 
 TESTS.jsonl holds one test a line: {"input": str, "output": str | [str, ...]} ("outputs" is
 accepted too). Exit status: 0 all tests pass, 1 some fail, 2 bad input.
@@ -13,10 +16,13 @@ import json
 import sys
 from pathlib import Path
 
+from ..languages import LANGUAGES, language_of_file, names, suffixes
 from ..tasks import Limits, RunReport, TestCase
-from .runtime import RUNTIMES, runtime_named
+from .runtime import runtime_named
 
-HELP = "run a Ruby or Python program on JSONL tests in the sandbox and judge it"
+#: Every language runs (each has a runtime: tests/test_languages.py).
+KEYS = list(LANGUAGES)
+HELP = f"run a {names(KEYS)} program on JSONL tests in the sandbox and judge it"
 
 
 class BadInput(ValueError):
@@ -58,9 +64,12 @@ def read_tests(path: Path) -> list[TestCase]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", type=Path, help="the source file")
+    parser.add_argument("program", type=Path, help=f"the source file ({suffixes(KEYS)})")
     parser.add_argument(
-        "--lang", choices=sorted(RUNTIMES), default="ruby", help="the program's language"
+        "--lang",
+        choices=KEYS,
+        default=None,
+        help="the program's language (default: from its file name)",
     )
     parser.add_argument("--tests", type=Path, required=True, help="JSONL file of tests")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -102,6 +111,10 @@ def report_table(report: RunReport) -> str:
 def main(args: argparse.Namespace) -> int:
     try:
         try:
+            language = language_of_file(args.program, args.lang, KEYS)
+        except ValueError as e:
+            raise BadInput(str(e)) from None
+        try:
             program = args.program.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise BadInput(f"{args.program}: cannot read ({e})") from None
@@ -109,9 +122,9 @@ def main(args: argparse.Namespace) -> int:
         if args.time_limit <= 0 or args.memory_mb <= 0 or args.workers < 1:
             raise BadInput("--time-limit, --memory-mb and --workers must be positive")
         try:
-            runtime = runtime_named(args.lang)
-        except (FileNotFoundError, ValueError) as e:
-            raise BadInput(f"--lang {args.lang}: {e}") from None
+            runtime = runtime_named(language.key)
+        except FileNotFoundError as e:  # its compiler or interpreter is not installed
+            raise BadInput(f"{language.name}: {e}") from None
     except BadInput as e:
         print(f"ramp run: {e}", file=sys.stderr)
         return 2

@@ -63,7 +63,7 @@ def file_entries(path: str | os.PathLike[str]) -> Iterator[dict]:
         for number, line in enumerate(f, start=1):
             try:
                 row = json.loads(line)
-                Completion(**row["completion"])  # a bad answer is named by its line, here
+                Completion.from_json(row["completion"])  # a bad answer is named by its line
                 entry = {"key": row["key"], "model_id": row["model_id"],
                          "completion": row["completion"]}
             except (ValueError, KeyError, TypeError) as e:
@@ -79,7 +79,7 @@ def merged(*sources: Iterable[Mapping]) -> list[Mapping]:
 
 def load(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Completion]:
     """Every committed answer in ``paths`` (files, or folders of ``*.jsonl.gz``), by cache key."""
-    return {entry["key"]: Completion(**entry["completion"])
+    return {entry["key"]: Completion.from_json(entry["completion"])
             for path in _files(paths) for entry in file_entries(path)}
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol, runtime_checkable
 
 from ramp.llm.answer_end import cut_at_end, end_rule
 
@@ -80,10 +80,9 @@ class Completion:
     ``length`` (cut by its cap) or ``over_context`` (not sent: it would not fit the context).
 
     ``seconds`` is the wall time spent on this prompt; for a batch generated at once it is the
-    batch's time divided evenly, so that per-role sums stay true. ``reused_prompt_tokens`` of
-    the ``prompt_tokens`` came from a KV cache instead of being evaluated; ``kv_read_bytes``
-    and ``kv_written_bytes`` are what the call loaded from and stored in the disk cache of
-    prompt prefixes (ramp.llm.prefix_cache).
+    batch's time divided evenly, so that per-role sums stay true. ``counters`` holds what only
+    some backends count, by name (llamacpp: its prompt's reuse, ramp.llm.prefix_cache.COUNTERS);
+    a backend leaves out what it does not count.
     """
 
     text: str
@@ -91,9 +90,28 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
-    reused_prompt_tokens: int = 0
-    kv_read_bytes: int = 0
-    kv_written_bytes: int = 0
+    counters: Mapping[str, int] = field(default_factory=dict, hash=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The completion as the call cache and the committed answers store it: the counters
+        beside the other fields, as every entry has held them."""
+        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "counters"}
+        return {**own, **self.counters}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Completion:
+        """A stored completion (:meth:`to_json`): a field not of every backend is a counter, so
+        entries written when the llamacpp counters were fields of their own read the same;
+        TypeError naming a missing field or a counter that is not a whole number."""
+        own = {f.name for f in fields(cls)} - {"counters"}
+        missing = sorted(own - set(raw))
+        if missing:
+            raise TypeError(f"a completion without {', '.join(missing)}")
+        counters = {k: v for k, v in raw.items() if k not in own}
+        for key, value in counters.items():
+            if type(value) is not int:
+                raise TypeError(f"counter {key!r} is {value!r}, not a whole number")
+        return cls(**{k: raw[k] for k in own}, counters=counters)
 
     @classmethod
     def over_context(cls, prompt_tokens: int) -> Completion:

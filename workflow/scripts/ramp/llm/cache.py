@@ -132,11 +132,14 @@ class CachedLLM:
             return committed
         except ValueError as e:
             raise LLMError(f"{path}: corrupt cache entry ({e}); delete it to re-record") from e
-        return Completion(**raw["completion"])
+        try:
+            return Completion.from_json(raw["completion"])
+        except (KeyError, TypeError) as e:
+            raise LLMError(f"{path}: corrupt cache entry ({e}); delete it to re-record") from e
 
     def _record(self, key: str, completion: Completion) -> None:
         entry = {"model_id": self.model_id, "key": key,
-                 "completion": dataclasses.asdict(completion)}
+                 "completion": completion.to_json()}
         write_text(self.path_of(key), json.dumps(entry, ensure_ascii=False))
 
     def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:

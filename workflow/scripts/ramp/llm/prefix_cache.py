@@ -30,6 +30,12 @@ _MAGIC = b"RAMPKV1\n"
 _COUNT = struct.Struct("<I")
 
 
+#: What a backend with this cache counts of each call (``Completion.counters``), and the cost
+#: tables sum per agent (ramp.analysis.costs): the prompt tokens it took from a KV cache (the
+#: call before, or this cache) instead of evaluating them, and the bytes it read from this cache
+#: and wrote to it.
+COUNTERS = ("reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")
+
 #: The fewest tokens a batch that starts inside a fresh evaluation's batch may hold: smaller
 #: batches take other kernels (measured: under 8 tokens on one build).
 TAIL = 16

@@ -18,10 +18,9 @@ BACKENDS: dict[str, str] = {
 
 
 # How many prompts a backend takes at once to good effect (the cache records after each such
-# chunk): a GPU batch, a server's concurrency; llama.cpp one prompt at a time, or with a
-# decode width W, 4 W (a call that ends early frees its slot for one still waiting).
+# chunk): a GPU batch, a server's concurrency; llama.cpp one prompt at a time.
 CHUNK_OF = {
-    "llamacpp": lambda spec: 1 if spec.decode_width == 1 else 4 * spec.decode_width,
+    "llamacpp": lambda spec: 1,
     "transformers": lambda spec: spec.batch_size,
     "openai": lambda spec: spec.concurrency,
 }

@@ -42,11 +42,6 @@ class ModelSpec:
     #: token and only whole ones are reused by the next call, so a smaller batch reuses more of
     #: a shared prefix; it changes the floating-point results, so the model id names it.
     n_batch: int = 512
-    #: sequences llama.cpp decodes a step (llamacpp): 1 decodes one call at a time; W > 1
-    #: decodes up to W calls of a job together, always W sequences a step (paddings in the
-    #: slots of calls that ended), which pays where a step is bound by memory, not compute.
-    #: It changes the floating-point results, so the model id names it (docs/models.md).
-    decode_width: int = 1
     #: prompts generated together per forward pass (transformers).
     batch_size: int = 8
     #: ``auto``, ``cpu`` or ``cuda`` (transformers).
@@ -72,7 +67,7 @@ class ModelSpec:
             raise ConfigError(
                 f"models.entries.{self.name}: give exactly one of 'embedded' or 'weights'"
             )
-        for key in ("context_size", "n_batch", "decode_width", "batch_size", "concurrency"):
+        for key in ("context_size", "n_batch", "batch_size", "concurrency"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"models.entries.{self.name}.{key}: must be >= 1")
 

@@ -8,11 +8,9 @@ from dataclasses import asdict, dataclass, field
 import pandas as pd
 
 from ramp.llm.base import LLM, Completion, Params, Prompt
+from ramp.llm.prefix_cache import COUNTERS
 
-BY_ROLE_COLUMNS = [
-    "role", "calls", "prompt_tokens", "completion_tokens", "seconds", "reused_prompt_tokens",
-    "kv_read_bytes", "kv_written_bytes",
-]
+BY_ROLE_COLUMNS = ["role", "calls", "prompt_tokens", "completion_tokens", "seconds", *COUNTERS]
 
 
 @dataclass(frozen=True)
@@ -23,6 +21,7 @@ class CallRecord:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    # COUNTERS, 0 where the backend does not count them (tests/llm/test_fake_usage_cache.py)
     reused_prompt_tokens: int = 0
     kv_read_bytes: int = 0
     kv_written_bytes: int = 0
@@ -38,7 +37,7 @@ class UsageLog:
         self.records.extend(
             CallRecord(
                 role, model_id, c.finish_reason, c.prompt_tokens, c.completion_tokens, c.seconds,
-                c.reused_prompt_tokens, c.kv_read_bytes, c.kv_written_bytes,
+                *(c.counters.get(name, 0) for name in COUNTERS),
             )
             for c in completions
         )
@@ -63,9 +62,7 @@ class UsageLog:
             prompt_tokens=("prompt_tokens", "sum"),
             completion_tokens=("completion_tokens", "sum"),
             seconds=("seconds", "sum"),
-            reused_prompt_tokens=("reused_prompt_tokens", "sum"),
-            kv_read_bytes=("kv_read_bytes", "sum"),
-            kv_written_bytes=("kv_written_bytes", "sum"),
+            **{name: (name, "sum") for name in COUNTERS},
         )
         return out.reset_index()[BY_ROLE_COLUMNS]
 

@@ -15,11 +15,12 @@ from typing import Any
 
 import pandas as pd
 
+from ramp.llm.prefix_cache import COUNTERS
 from ramp.methods.records import Attempt, Call, Candidate, OpenTask, Reflection, TestDesign
 from ramp.tasks import Problem, TestCase
 
 CALL_FIELDS = ("prompt", "response", "prompt_tokens", "completion_tokens", "seconds",
-               "reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes", "finish_reason")
+               "finish_reason", *COUNTERS)
 _NO_CALL = Call("", "", "", 0, 0, 0.0)
 
 
@@ -87,7 +88,7 @@ ATTEMPT_DTYPES = {
     "feedback_prompt_tokens": "int64", "feedback_completion_tokens": "int64",
     "feedback_seconds": "float64",
     **{f"{role}_{f}": "int64" for role in PRIMARY_ROLES
-       for f in ("reused_prompt_tokens", "kv_read_bytes", "kv_written_bytes")},
+       for f in COUNTERS},
 }
 
 

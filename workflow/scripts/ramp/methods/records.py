@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from ramp.agents.traces import format_traces
 from ramp.execution.executor import Executor
 from ramp.llm.base import ChatMessage, Completion
+from ramp.llm.prefix_cache import COUNTERS
 from ramp.parsing import ExtractedProgram
 from ramp.tasks import Problem, RunReport, TestCase
 
@@ -33,18 +34,18 @@ class Call:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
-    reused_prompt_tokens: int = 0
-    kv_read_bytes: int = 0
-    kv_written_bytes: int = 0
     finish_reason: str = ""
     """How the answer ended (ramp.llm.base.FINISH_REASONS): ``length`` cut by its cap,
     ``over_context`` not sent for want of room in the context; "" in tables made before."""
+    # COUNTERS, 0 where the backend does not count them (tests/methods/test_records.py)
+    reused_prompt_tokens: int = 0
+    kv_read_bytes: int = 0
+    kv_written_bytes: int = 0
 
     @classmethod
     def of(cls, role: str, messages: Sequence[ChatMessage], c: Completion) -> Call:
         return cls(role, prompt_json(messages), c.text, c.prompt_tokens, c.completion_tokens,
-                   c.seconds, c.reused_prompt_tokens, c.kv_read_bytes, c.kv_written_bytes,
-                   c.finish_reason)
+                   c.seconds, c.finish_reason, *(c.counters.get(name, 0) for name in COUNTERS))
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,24 @@ The same holds across processes: with a prefix cache (ramp.llm.prefix_cache) eac
 the KV state of its prompt's whole batches, and a call that finds a longer stored prefix of its
 prompt than its own KV cache holds loads that state instead of evaluating those batches.
 
-With ``decode_width`` W > 1 a call's prompts go to ramp.llm.backends.fixed_shape instead, which
-decodes up to W of them together, always W sequences a step, under the same rules.
+What this takes from llama-cpp-python's insides (as of the pinned 0.3.36), each checked against
+the installed library by tests/llm/test_llamacpp_contract.py, one test an item, which also
+checks that this list names everything below that overrides, writes or reads them:
+
+- ``Llama.eval(self, tokens)``: overridden; the library's evaluates ``tokens`` from position
+  ``n_tokens`` in batches of ``n_batch``, and this one splits the first so batches end where a
+  fresh evaluation's do.
+- ``Llama.generate(self, tokens, ...)``: overridden; every completion goes through it, and the
+  library's reuses the prefix of ``tokens`` that ``input_ids[:n_tokens]`` holds, so this one
+  sets ``n_tokens`` to the reusable prefix first, and ends an answer by yielding the
+  end-of-generation token.
+- ``Llama.n_tokens``: written; how many leading tokens of ``input_ids`` the KV cache holds.
+- ``Llama.input_ids``: written; the evaluated tokens (those of a state loaded from disk).
+- ``Llama.chat_handler``: written after load; a template file's handler needs the model's
+  tokens.
+- ``Llama._ctx``: read; the context, for the two items below.
+- ``LlamaContext.kv_cache_seq_rm(self, seq_id, p0, p1)``: called; drops KV rows from ``p0``.
+- ``LlamaContext.ctx``: read; the ``llama_context_p`` the state functions (kv_state) take.
 """
 
 from __future__ import annotations
@@ -21,6 +37,7 @@ import ctypes
 import dataclasses
 import hashlib
 import json
+import re
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -31,23 +48,20 @@ from llama_cpp import Llama
 
 from ramp.io import write_text
 from ramp.llm.answer_end import EndWatch, cut_at_end
-from ramp.llm.backends.fixed_shape import FixedShapeDecoder, Request
 from ramp.llm.backends.kv_state import read_state, write_state
 from ramp.llm.base import (
     Completion,
-    ContextOverflow,
     LLMError,
     Params,
     Prompt,
     SamplingParams,
-    fits,
     per_prompt,
 )
-from ramp.llm.prefix_cache import TAIL, Grain, PrefixCache, reusable_prefix
+from ramp.llm.prefix_cache import COUNTERS, TAIL, Grain, PrefixCache, reusable_prefix
 from ramp.llm.spec import ModelSpec
 from ramp.llm.weights import model_id, weights_path
 
-#: What the decoder of several sequences a step checks itself on at start (any text will do).
+#: What :func:`reuse_grain` checks the build on at load (any text will do).
 _PROBE = "def total(values):\n    return sum(v for v in values if v % 2 == 0)\n"
 
 #: llama-cpp-python's default batch: answers recorded before n_batch was a setting used it.
@@ -85,12 +99,15 @@ def check_build(system_info: str) -> None:
         )
 
 
-class _Formatted(Exception):
-    """What the chat handler asked ``create_completion`` for: the prompt and its stops."""
+class _OverContext(Exception):
+    """A prompt of ``prompt_tokens`` leaves less than its answer's cap in the context."""
 
-    def __init__(self, tokens: Sequence[int], stop: Sequence[str]) -> None:
-        super().__init__("formatted")
-        self.tokens, self.stop = list(tokens), tuple(stop)
+    def __init__(self, prompt_tokens: int) -> None:
+        super().__init__(f"{prompt_tokens} prompt tokens leave too little of the context")
+        self.prompt_tokens = prompt_tokens
+
+
+_REQUESTED = re.compile(r"Requested tokens \((\d+)\)")
 
 
 class BlockReuseLlama(Llama):
@@ -114,25 +131,7 @@ class BlockReuseLlama(Llama):
         self.read_bytes = 0  # bytes the last call loaded from the prefix cache
         self.prefix_cache = prefix_cache
         self.end_watch: EndWatch | None = None
-        self._formatting = False
-
-    def create_completion(self, prompt: Any, *args: Any, **kwargs: Any) -> Any:
-        if self._formatting:
-            raise _Formatted(prompt, kwargs.get("stop") or ())
-        return super().create_completion(prompt, *args, **kwargs)
-
-    def format_chat(self, messages: list[dict[str, str]],
-                    stop: Sequence[str]) -> tuple[list[int], tuple[str, ...]]:
-        """The prompt tokens and stop strings ``create_chat_completion`` would generate from
-        (its chat handler's own formatting, whichever handler the model has)."""
-        self._formatting = True
-        try:
-            self.create_chat_completion(messages=messages, stop=list(stop) or None)
-        except _Formatted as formatted:
-            return formatted.tokens, formatted.stop
-        finally:
-            self._formatting = False
-        raise LLMError("the chat handler answered without calling create_completion")
+        self.answer_cap = 0  # the next call's max_tokens, as asked (before the library's cut)
 
     def eval(self, tokens: Sequence[int]) -> None:
         # The library's batches run n_batch tokens from where evaluation starts; a fresh
@@ -150,6 +149,10 @@ class BlockReuseLlama(Llama):
 
     def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Iterator[int]:
         tokens = list(tokens)
+        # The library has shortened the answer's cap to what the context leaves, silently:
+        # such a call is refused before any token is evaluated (LlamaCppLLM._one).
+        if len(tokens) + self.answer_cap > self.n_ctx():
+            raise _OverContext(len(tokens))
         reuse = reusable_prefix(self.input_ids[: self.n_tokens], self.whole, tokens, self.grain)
         self.read_bytes = 0
         reuse = self._load_stored(tokens, reuse)
@@ -266,11 +269,8 @@ class LlamaCppLLM:
         path = weights_path(spec)
         if not path.is_file():
             raise LLMError(f"model {spec.name}: weights file {path} does not exist")
-        # The batch size and the step's shape decide the floating-point results, so they are
-        # part of the identity.
+        # The batch size decides the floating-point results, so it is part of the identity.
         suffix = "" if spec.n_batch == DEFAULT_N_BATCH else f"/batch{spec.n_batch}"
-        if spec.decode_width > 1:
-            suffix += f"/width{spec.decode_width}-fa"
         self._model_id = model_id(spec) + suffix
         self.llm = BlockReuseLlama(
             model_path=str(path),
@@ -293,7 +293,6 @@ class LlamaCppLLM:
                 prefix_dir, self.state_identity, self.llm.grain.block, prefix_max_bytes)
         else:
             self.llm.grain = reuse_grain(self.llm, probe)
-        self.wide = None if spec.decode_width == 1 else self._decoder(spec)
 
     def _kept_grain(self, probe: Sequence[int], folder: Path) -> Grain:
         """:func:`reuse_grain` here, measured once for the state identity (model, build, CPU
@@ -310,21 +309,6 @@ class LlamaCppLLM:
         write_text(path, json.dumps({"identity": identity, **dataclasses.asdict(grain)}))
         return grain
 
-    def _decoder(self, spec: ModelSpec) -> FixedShapeDecoder:
-        """The decoder of ``spec.decode_width`` sequences a step, once it has shown that this
-        build computes a sequence's bits whatever its slot and company."""
-        wide = FixedShapeDecoder(self.llm, spec.decode_width, spec.context_size,
-                                 self.llm.prefix_cache)
-        if not wide.check(self.llm.tokenize(_PROBE.encode("utf-8"))):
-            wide.close()
-            raise LLMError(
-                f"model {spec.name}: decode_width {spec.decode_width} is not sound with this "
-                f"llama.cpp build on this CPU (a sequence's numbers change with its slot or "
-                f"the sequences beside it), so an answer would depend on other calls: set "
-                f"models.entries.{spec.name}.decode_width to 1"
-            )
-        return wide
-
     @property
     def state_identity(self) -> str:
         """What decides the bits of a stored KV state: the model (batch size included), the
@@ -340,37 +324,31 @@ class LlamaCppLLM:
     def model_id(self) -> str:
         return self._model_id
 
-    def _too_long(self, why: str) -> ContextOverflow:
-        return ContextOverflow(
-            f"model {self._model_id}: a prompt does not fit its context of "
-            f"{self.llm.n_ctx()} tokens ({why}); raise the model's context_size "
-            f"(models.entries.<name>.context_size in the config)"
-        )
-
     def _one(self, prompt: Prompt, params: SamplingParams) -> Completion:
-        chat = [{"role": m.role, "content": m.content} for m in prompt]
-        # The library would shorten the answer's cap to what the context leaves, silently:
-        # such a call is not sent, and its outcome says so.
-        tokens, _ = self.llm.format_chat(chat, params.stop)
-        if not fits(len(tokens), params, self.llm.n_ctx()):
-            return Completion.over_context(len(tokens))
         start = time.perf_counter()
         self.llm.end_watch = EndWatch(params.stop_when) if params.stop_when else None
+        # A prompt that leaves less than the answer's cap in the context is not generated
+        # (the library would shorten the cap silently): its outcome says so, the call counted.
+        self.llm.answer_cap = params.max_new_tokens
         try:
             out = self.llm.create_chat_completion(
-                messages=chat,
+                messages=[{"role": m.role, "content": m.content} for m in prompt],
                 temperature=params.temperature,
                 top_p=params.top_p,
                 max_tokens=params.max_new_tokens,
                 seed=params.seed,
                 stop=list(params.stop) or None,
             )
-        except ValueError as e:
+        except _OverContext as e:
+            return Completion.over_context(e.prompt_tokens)
+        except ValueError as e:  # the prompt alone is over the context
             if not over_context(e):
                 raise
-            raise self._too_long(str(e)) from e
+            requested = _REQUESTED.search(str(e))
+            return Completion.over_context(int(requested[1]) if requested else 0)
         finally:
             self.llm.end_watch = None
+            self.llm.answer_cap = 0
         written = self.llm.store_prefix()
         seconds = time.perf_counter() - start
         choice = out["choices"][0]
@@ -382,44 +360,14 @@ class LlamaCppLLM:
             prompt_tokens=out["usage"]["prompt_tokens"],
             completion_tokens=out["usage"]["completion_tokens"],
             seconds=seconds,
-            reused_prompt_tokens=self.llm.reused,
-            kv_read_bytes=self.llm.read_bytes,
-            kv_written_bytes=written,
+            counters=dict(zip(COUNTERS, (self.llm.reused, self.llm.read_bytes, written),
+                              strict=True)),
         )
 
-    def _request(self, prompt: Prompt, params: SamplingParams) -> Request:
-        """``prompt`` as the library would generate from it (tokens, stops, bounded length)."""
-        tokens, stop = self.llm.format_chat(
-            [{"role": m.role, "content": m.content} for m in prompt], params.stop)
-        n_ctx = self.llm.n_ctx()
-        if len(tokens) >= n_ctx:
-            raise self._too_long(f"{len(tokens)} prompt tokens")
-        return Request(tuple(tokens), stop, params, min(params.max_new_tokens,
-                                                        n_ctx - len(tokens)))
-
-    def _together(self, prompts: Sequence[Prompt], params: Sequence[SamplingParams]
-                  ) -> list[Completion]:
-        """Every prompt through the decoder of a fixed shape; the wall time shared evenly."""
-        assert self.wide is not None
-        start = time.perf_counter()
-        requests = [self._request(p, q) for p, q in zip(prompts, params, strict=True)]
-        answers = self.wide.run(requests)
-        seconds = (time.perf_counter() - start) / max(1, len(requests))
-        return [Completion(text=a.text, finish_reason=a.finish_reason,
-                           prompt_tokens=len(r.tokens), completion_tokens=len(a.tokens),
-                           seconds=seconds, reused_prompt_tokens=a.reused,
-                           kv_read_bytes=a.read_bytes, kv_written_bytes=a.written_bytes)
-                for r, a in zip(requests, answers, strict=True)]
-
     def complete(self, prompts: Sequence[Prompt], params: Params) -> list[Completion]:
-        if self.wide is not None:
-            return self._together(prompts, per_prompt(prompts, params))
-        # One after another. Decoding several sequences in one batch pays on some CPUs (four a
-        # step 1.92x on one, 1.06x on another: benchmarks/batched_decoding.py), but a
-        # sequence's bits depend on how many a step decodes (benchmarks/batched_bits.py), so
-        # only a decoder of a fixed shape is sound, with answers of its own: decode_width
-        # (above; docs/models.md, "Several sequences at once").
-        # Several samples of one prompt share its evaluated batches all the same (the KV reuse
-        # above), so n candidates of a task evaluate their prompt once.
+        # One after another: a sequence's bits depend on how many sequences a step decodes, so
+        # decoding several together would make an answer depend on its company. Several
+        # samples of one prompt share its evaluated batches all the same (the KV reuse above),
+        # so n candidates of a task evaluate their prompt once.
         return [self._one(p, q) for p, q in zip(prompts, per_prompt(prompts, params),
                                                  strict=True)]

@@ -10,10 +10,10 @@ from ramp.methods import lantern, method
 from ramp.methods.base import MethodContext, sandbox_executors
 from ramp.tasks import TestCase
 from ramp.variants import Variant
+from tests.agents.scripted import ScriptedAgents, ruby
 
-from .conftest import ScriptedAgents, ruby
-
-# The task of conftest: read n, print 2n; its buggy program prints 3n; one sample, 3 -> 6.
+# The task (tests/agents/scripted.py): read n, print 2n; its buggy program prints 3n; one
+# sample, 3 -> 6.
 PY_BUGGY = "print(int(input()) * 3)"
 PY_RIGHT = "print(int(input()) * 2)"  # not Ruby: `int` is no Ruby method, so only Python passes
 PY_SYNTAX = "print(int(input()) *"

@@ -14,8 +14,7 @@ from ramp.methods import method
 from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
 from ramp.methods.frames import attempts_frame
 from ramp.variants import Variant
-
-from .conftest import role_of, ruby
+from tests.agents.scripted import role_of, ruby
 
 PLAN = "1. Read n.\n2. Print 2n."
 

@@ -17,8 +17,7 @@ from ramp.methods.base import MethodContext, sandbox_executors
 from ramp.methods.frames import attempts_frame
 from ramp.methods.ramp import repair
 from ramp.variants import Variant
-
-from .conftest import ScriptedAgents
+from tests.agents.scripted import ScriptedAgents
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "../shared/data/xcodeeval-apr-cpp/validation.jsonl"

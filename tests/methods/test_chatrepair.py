@@ -10,8 +10,7 @@ from ramp.llm.base import ChatMessage
 from ramp.methods import chatrepair
 from ramp.methods.base import MethodContext, sandbox_executors
 from ramp.variants import Variant
-
-from .conftest import ScriptedAgents, ruby
+from tests.agents.scripted import ScriptedAgents, ruby
 
 RIGHT = "puts gets.to_i * 2"
 RIGHT2 = "puts gets.to_i << 1"

@@ -14,7 +14,7 @@ from ramp import repair_cli, study_config
 from ramp.llm.fake import FakeLLM
 from ramp.problem_file import ProblemFileError, load_problem
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "double-it"
 # The buggy programs overflow 32-bit ints on a_i = 10^9 (C++) / index from 1 (Ruby); these pass.
 FIXED = {
@@ -30,7 +30,7 @@ NAME = {"cpp": "C++", "rb": "Ruby"}
 def _args(program: Path, out: Path) -> argparse.Namespace:
     return argparse.Namespace(problem=EXAMPLE / "problem.md", program=program,
                               config=REPO / "config" / "config.yaml", model="fake",
-                              variant="chatrepair", budget=1, seed=0, out=out)
+                              variant="chatrepair", budget=1, seed=0, out=out, lang=None)
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
@@ -59,6 +59,20 @@ def test_a_program_of_an_unknown_language_is_a_clear_error(tmp_path):
     program.write_text("class A {}\n")
     with pytest.raises(ProblemFileError, match=r"buggy\.java: cannot tell the program's language"):
         load_problem(EXAMPLE / "problem.md", program)
+
+
+def test_lang_overrides_the_file_name(tmp_path):
+    program = tmp_path / "buggy.txt"
+    program.write_text((EXAMPLE / "buggy.cpp").read_text())
+    assert load_problem(EXAMPLE / "problem.md", program, "cpp").language.key == "cpp"
+    assert load_problem(EXAMPLE / "problem.md", EXAMPLE / "buggy.rb", "cpp").lang == "GNU C++17"
+
+
+def test_the_help_names_every_language_repair_takes():
+    parser = argparse.ArgumentParser()
+    repair_cli.add_arguments(parser)
+    text = repair_cli.HELP + parser.format_help()
+    assert "Ruby or C++" in repair_cli.HELP and ".rb ruby" in text and ".cpp" in text
 
 
 def test_a_cpp_program_is_a_cpp_problem():

@@ -16,8 +16,7 @@ from ramp.methods.base import MethodContext, feedback_tests, sandbox_executors
 from ramp.methods.ramp import run_loop
 from ramp.tasks import Task, TestCase
 from ramp.variants import Variant, variants_from_config
-
-from .conftest import ScriptedAgents, ruby
+from tests.agents.scripted import ScriptedAgents, ruby
 
 RIGHT = "puts gets.to_i * 2"
 # Right on the sample (3 -> 6) and on small inputs, wrong on the hidden test's large one.

@@ -16,8 +16,7 @@ from ramp.figures.render import combine_summaries, figure_paths, render_study
 from ramp.figures.study import RUN_FILES, Method, hidden_runs, load_study
 from ramp.runs import RunId, identities
 from ramp.task_table import write_tasks
-
-from .conftest import EchoRunner, make_task
+from tests.analysis.handmade import EchoRunner, make_task
 
 matplotlib.use("Agg")
 K = 3

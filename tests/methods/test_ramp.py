@@ -9,8 +9,7 @@ import pytest
 from ramp.methods.base import Executors, MethodContext, sandbox_executors
 from ramp.methods.ramp import repair, run_loop
 from ramp.variants import Variant
-
-from .conftest import TESTS_OK, ScriptedAgents, ruby
+from tests.agents.scripted import TESTS_OK, ScriptedAgents, ruby
 
 RIGHT = "puts gets.to_i * 2"
 WRONG = "puts gets.to_i * 3"

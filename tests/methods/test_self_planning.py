@@ -9,8 +9,7 @@ from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
 from ramp.methods.frames import attempts_frame
 from ramp.methods.ramp import iterate
 from ramp.variants import Variant, variants_from_config
-
-from .conftest import ScriptedAgents, ruby
+from tests.agents.scripted import ScriptedAgents, ruby
 
 PLAN = "1. Read n.\n2. Print 2n, not 3n."
 GOOD = ruby("puts gets.to_i * 2")

@@ -10,7 +10,7 @@ from snakemake.utils import update_config
 from ramp import study_config
 from ramp.variants import Variant, variant_from_config, variants_from_config
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _config(name: str) -> dict:
@@ -78,12 +78,13 @@ def test_budget_of_a_variant():
     assert Variant(max_iterations=20).budget(11) == 11
 
 
-def test_zero_shot_is_one_programmer_call(task, lib):
+def test_zero_shot_is_one_programmer_call():
     from ramp.methods.base import MethodContext, sandbox_executors
     from ramp.methods.ramp import repair
+    from ramp.prompting import PromptLibrary
+    from tests.agents.scripted import ScriptedAgents, made_up_problem, ruby
 
-    from .conftest import ScriptedAgents, ruby
-
+    task, lib = made_up_problem(), PromptLibrary.default()
     zero = variants_from_config(_config("config.yaml"))["zero_shot"]
     agents = ScriptedAgents(programmer=[ruby("puts gets.to_i * 3")])
     executors = sandbox_executors()
@@ -98,10 +99,14 @@ def test_zero_shot_is_one_programmer_call(task, lib):
     assert [m.role for m in prompt] == ["system", "user"]
 
 
-def test_the_notes_follow_the_samples_in_the_programmer_s_view(task, lib):
+def test_the_notes_follow_the_samples_in_the_programmer_s_view():
     """Notes often walk through the sample tests: without samples, no notes in the Programmer's
     prompt; with them, both. The other agents see the notes either way."""
     from ramp.agents import feedback_integrator, programmer, test_designer
+    from ramp.prompting import PromptLibrary
+    from tests.agents.scripted import made_up_problem
+
+    task, lib = made_up_problem(), PromptLibrary.default()
 
     noted = dataclasses.replace(task, notes="For n = 3 the answer is 6.")
     plain = programmer.prompt(lib, noted, Variant(), ["e0"])[-1].content

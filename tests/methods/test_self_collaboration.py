@@ -7,8 +7,7 @@ import pytest
 from ramp.methods import self_collaboration as sc
 from ramp.methods.base import MethodContext, sandbox_executors
 from ramp.variants import Variant
-
-from .conftest import ScriptedAgents, ruby
+from tests.agents.scripted import ScriptedAgents, ruby
 
 RIGHT = "puts gets.to_i * 2"
 WRONG = "puts gets.to_i + 1"  # 3 -> 4, not 6

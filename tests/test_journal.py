@@ -11,8 +11,7 @@ from ramp.analysis.hidden import validate_attempts
 from ramp.bug_validation import validate_bugs
 from ramp.journal import Journal, fingerprint
 from ramp.tasks import RunReport, TestResult, Verdict
-
-from .conftest import EchoRunner, make_task
+from tests.analysis.handmade import EchoRunner, make_task
 
 
 def test_units_survive_a_reopen_and_finish_removes_the_file(tmp_path):

@@ -19,8 +19,7 @@ from ramp.methods import stages
 from ramp.runs import RUN_FILES, RunId
 from ramp.shards import all_shards
 from ramp.task_table import build_task_table, read_problems
-
-from .conftest import TESTS_OK, role_of, ruby
+from tests.agents.scripted import TESTS_OK, role_of, ruby
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "tiny.jsonl"
 K = 3

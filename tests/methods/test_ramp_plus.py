@@ -1,9 +1,9 @@
 """RAMP+ with a scripted model and the REAL sandboxed Ruby executor: the gate, grouping, ties,
 best-so-far, the stop rules and distinguishing inputs.
 
-The task (conftest): print 2n; sample 3 -> 6. The Test Designer's tests below hold one wrong
-expected output (5 -> 11), as the generated suites of the 1.5B model do, and a large test
-whose expected output is wrong too (only time, memory and crashes count there).
+The task (tests/agents/scripted.py): print 2n; sample 3 -> 6. The Test Designer's tests below
+hold one wrong expected output (5 -> 11), as the generated suites of the 1.5B model do, and a
+large test whose expected output is wrong too (only time, memory and crashes count there).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from ramp.methods import ramp_plus
 from ramp.methods.base import MethodContext, sandbox_executors
 from ramp.methods.frames import attempts_frame
 from ramp.variants import Variant
-
-from .conftest import ROLE_MARKERS, ScriptedAgents, ruby
+from tests.agents.scripted import ROLE_MARKERS, ScriptedAgents, ruby
 
 TESTS_ONE_WRONG = """### Test 1 (basic)
 Input:

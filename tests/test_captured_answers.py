@@ -10,7 +10,7 @@ import pytest
 
 from ramp.parsing import clean_reflection, extract_program, parse_generated_tests
 
-CAPTURED = Path(__file__).parent / "captured"
+CAPTURED = Path(__file__).parent / "data" / "captured"
 MODELS = sorted({p.name.rsplit("-", 1)[0] for p in CAPTURED.glob("*.txt")})
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from ramp.problem_file import ProblemFileError, load_problem, parse_problem
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def test_parse_full_problem():

@@ -18,10 +18,9 @@ from ramp.methods import stages
 from ramp.prompting import default_prompts_dir
 from ramp.runs import RunId
 from ramp.task_table import build_task_table
+from tests.agents.scripted import TESTS_OK, ruby
 
-from .conftest import TESTS_OK, ruby
-
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "tests" / "data" / "tiny.jsonl"
 K = 3
 BASE = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
