@@ -5,10 +5,7 @@ diff. The screenshots stay in pytest's temporary folder as the test's artifacts.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,12 +14,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from ramp.llm import embedded
+from .conftest import REPO, require_model, snakemake, study_folder
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
-REPO = Path(__file__).resolve().parents[2]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 MODEL = "qwen2.5-coder-0.5b"
 VARIANTS = ["ramp", "zero_shot"]
 K = 2
@@ -32,13 +27,8 @@ TIMEOUT_S = 20  # for the report's scripts to draw a view; far more than they ta
 @pytest.fixture(scope="module")
 def study(tmp_path_factory) -> Path:
     """The tiny study run by `snakemake all`, and its report.html."""
-    try:
-        embedded.resolve(MODEL)
-    except FileNotFoundError:
-        pytest.skip(f"{MODEL} not installed (`python -m ramp models install {MODEL}`)")
-    work = tmp_path_factory.mktemp("report-study")
-    for item in ("Snakefile", "workflow", "config", "prompts", "data"):
-        (work / item).symlink_to(REPO / item)
+    require_model(MODEL)
+    work = study_folder(tmp_path_factory.mktemp("report-study"))
     (work / "tiny.yaml").write_text(yaml.safe_dump({
         "data": {"jsonl": str(REPO / "tests" / "data" / "tiny.jsonl")},
         "subsets": ["2"],
@@ -47,14 +37,8 @@ def study(tmp_path_factory) -> Path:
         "study": {"variants": VARIANTS, "iterations": K, "seed": 0},
         "models": {"use": [MODEL]},
     }))
-    env = {**os.environ, "LANG": "C.UTF-8"}
-    base = [str(SNAKEMAKE), "--configfile", "tiny.yaml"]
-    done = subprocess.run([*base, "--cores", "2", "--", "all"], cwd=work, capture_output=True,
-                          text=True, env=env, timeout=2400)
-    assert done.returncode == 0, done.stderr[-5000:]
-    report = subprocess.run([*base, "--report", "report.html"], cwd=work, capture_output=True,
-                            text=True, env=env, timeout=600)
-    assert report.returncode == 0, report.stderr[-5000:]
+    snakemake(work, "--configfile", "tiny.yaml", "--cores", "2", "--", "all", timeout=2400)
+    snakemake(work, "--configfile", "tiny.yaml", "--report", "report.html", timeout=600)
     return work
 
 

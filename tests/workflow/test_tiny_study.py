@@ -5,21 +5,19 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-from ramp.llm import embedded
 from ramp.methods.frames import ATTEMPT_COLUMNS
 from ramp.runs import IDENTITY_COLUMNS
 
+from .conftest import SNAKEMAKE, require_model, snakemake, study_folder, task_file
+
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
-REPO = Path(__file__).resolve().parents[2]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 MODEL = "qwen2.5-coder-0.5b"
 K = 2
 SHARDS = 2  # one task per shard: each model stage runs as one job per shard
@@ -40,30 +38,18 @@ TARGETS = [f"results/runs/{MODEL}/{v}/2/{name}.parquet" for v in VARIANTS
 
 @pytest.fixture(scope="module")
 def tiny_study(tmp_path_factory) -> Path:
-    try:
-        embedded.resolve(MODEL)
-    except FileNotFoundError:
-        pytest.skip(f"{MODEL} not installed (`python -m ramp models install {MODEL}`)")
-    work = tmp_path_factory.mktemp("study")
-    for item in ("Snakefile", "workflow", "config", "prompts", "data"):
-        (work / item).symlink_to(REPO / item)
-    base = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    jsonl = (REPO / base["data"]["jsonl"]).resolve()
+    require_model(MODEL)
+    work = study_folder(tmp_path_factory.mktemp("study"))
     overrides = {
-        "data": {"jsonl": str(jsonl)},
+        "data": {"jsonl": task_file()},
         "subsets": ["2"],
         "study": {"variants": VARIANTS, "iterations": K, "seed": 0, "shards": SHARDS},
         "models": {"use": [MODEL]},
     }
     (work / "tiny.yaml").write_text(yaml.safe_dump(overrides))
-    cmd = [str(SNAKEMAKE), "--cores", "2", "--configfile", "tiny.yaml", "--", *TARGETS]
-    env = {**os.environ, "LANG": "C.UTF-8"}
-    dry = subprocess.run([*cmd[:5], "-n", *cmd[5:]], cwd=work, capture_output=True, text=True,
-                         env=env)
-    assert dry.returncode == 0, dry.stderr[-3000:]
-    (work / "dry-run.txt").write_text(dry.stdout + dry.stderr)
-    done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env, timeout=1800)
-    assert done.returncode == 0, done.stderr[-5000:]
+    args = ["--cores", "2", "--configfile", "tiny.yaml", "--", *TARGETS]
+    (work / "dry-run.txt").write_text(snakemake(work, "-n", *args))
+    snakemake(work, *args)
     return work
 
 
@@ -109,9 +95,8 @@ def test_every_stage_wrote_parquet(tiny_study):
 
 def test_rerun_from_cache_is_a_no_op(tiny_study):
     """Snakemake sees nothing to do: the study resumes instead of recomputing."""
-    out = subprocess.run([str(SNAKEMAKE), "-n", "--configfile", "tiny.yaml", "--", *TARGETS],
-                         cwd=tiny_study, capture_output=True, text=True)
-    assert out.returncode == 0 and "Nothing to be done" in out.stdout + out.stderr
+    assert "Nothing to be done" in snakemake(tiny_study, "-n", "--configfile", "tiny.yaml", "--",
+                                             *TARGETS)
 
 
 def test_a_rerun_replays_every_call_and_gives_the_same_tables(tiny_study, tmp_path):
@@ -129,10 +114,7 @@ def test_a_rerun_replays_every_call_and_gives_the_same_tables(tiny_study, tmp_pa
     config["models"]["cache"] = {"mode": "replay-only"}
     (tiny_study / "replay.yaml").write_text(yaml.safe_dump(config))
     targets = [f"results/runs/{MODEL}/{v}/2/scores.parquet" for v in before]
-    done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", "replay.yaml", "--",
-                           *targets], cwd=tiny_study, capture_output=True, text=True,
-                          env={**os.environ, "LANG": "C.UTF-8"}, timeout=1800)
-    assert done.returncode == 0, done.stderr[-5000:]
+    snakemake(tiny_study, "--cores", "2", "--configfile", "replay.yaml", "--", *targets)
     run = tiny_study / "results" / "runs" / MODEL
     timings = ["peak_rss_mb", "exec_seconds"]  # the executor's and the process's, not the model's
     pd.testing.assert_frame_equal(
