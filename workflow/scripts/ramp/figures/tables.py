@@ -542,7 +542,8 @@ def truncation(study: Study) -> pd.DataFrame:
     row). Blank where the run's tables predate these counts."""
     c = study.costs
     if "cut_by_cap" not in c.columns:
-        return pd.DataFrame()
+        return pd.DataFrame({"note": ["not known: these runs' tables were made before they "
+                                      "recorded how each answer ended"]})
     used = (c["policy"] == "full") & (c["calls"] > 0) & ~c["stage"].isin(
         (*EXECUTOR_STAGES, "total"))
     df = c.loc[used, ["model", "variant", "stage", "calls", "cut_by_cap", "cut_by_context",
@@ -626,6 +627,8 @@ def trajectory_flags(study: Study) -> dict[str, Flags]:
     if len(sides) < 2 or not all(sides.values()):
         return {}
     shared = set.intersection(*(set(f) for f in sides.values()))
+    if not shared:
+        return {}
     order = study.authors[study.authors["task_id"].isin(shared)]
     order = order.sort_values(["difficulty", "problem_id", "task_id"], na_position="last")
     return {side: {t: f[t] for t in order["task_id"]} for side, f in sides.items()}
