@@ -46,8 +46,8 @@ def paper_study(tmp_path_factory) -> Path:
     }
     (work / "hf.yaml").write_text(yaml.safe_dump(overrides))
     # transformers on the CPU generates ~5 tokens a second for the 0.5B; on a busy 2-core
-    # machine (load 3 to 10) this study took about 45 minutes, so its limit is above the
-    # other studies'..
+    # machine (load 3 to 10) this study took about 40 minutes, so its limit is above the
+    # other studies'.
     target = str(RUN / "scores.parquet")
     snakemake(
         work,
