@@ -166,7 +166,16 @@ def test_only_a_study_that_publishes_plans_files_under_the_committed_figures() -
     published = snakemake("--summary", "--nolock", "all", "--config", "subsets=[5]",
                           "study={name: k3, publish: true}")
     assert published.returncode == 0, published.stderr[-2000:]
-    assert "figures/k3/5/summary.md" in published.stdout + published.stderr
+    text = published.stdout + published.stderr
+    # A named study gathers its subsets, and rewrites the index of the committed studies.
+    assert "figures/k3/5/summary.md" in text and "figures/k3/summary.md" in text
+    assert re.search(r"(^|\s)figures/summary\.md", text, re.MULTILINE)
+    default = snakemake("--summary", "--nolock", "all", "--config", "subsets=[5]",
+                        "study={publish: true}")
+    assert default.returncode == 0, default.stderr[-2000:]
+    # The default study's subsets have their own summaries; its place holds the index.
+    assert re.search(r"(^|\s)figures/5/summary\.md", default.stdout + default.stderr)
+    assert re.search(r"(^|\s)figures/summary\.md", default.stdout + default.stderr)
 
 
 def test_a_study_name_must_be_a_plain_folder_name(tmp_path: Path) -> None:

@@ -645,11 +645,13 @@ def test_a_study_redrawn_from_its_source_data_is_the_same_bytes(study, tmp_path)
     """What render_study wrote in data/ draws every table, figure and summary again, to the
     byte, without writing data/ anew."""
     from ramp.figures.render import study_line
-    from ramp.figures.rerender import budget, load_source_data, rerender
+    from ramp.figures.rerender import budget, load_source_data, rerender, write_index
 
     figures = tmp_path / "figures"
     render_study(study, figures / "s", about=study_line("", K))
-    combine_summaries([figures / "s" / "summary.md"], figures / "summary.md")
+    render_study(study, figures / "k3" / "s", about=study_line("", K))  # its frames say so
+    combine_summaries([figures / "k3" / "s" / "summary.md"], figures / "k3" / "summary.md")
+    write_index(figures, {"": "./ramp.sh workflow"})
     drawn = {p: p.read_bytes() for p in figures.rglob("*") if p.is_file()}
     stamps = {p: p.stat().st_mtime_ns for p in (figures / "s" / "data").iterdir()}
     back = load_source_data(figures / "s")
@@ -657,7 +659,9 @@ def test_a_study_redrawn_from_its_source_data_is_the_same_bytes(study, tmp_path)
     for p in drawn:
         if p.suffix != ".parquet":
             p.unlink()
-    assert rerender(figures) == [figures / "s" / "summary.md", figures / "summary.md"]
+    assert rerender(figures, {"": "./ramp.sh workflow"}) == [
+        figures / "s" / "summary.md", figures / "k3" / "s" / "summary.md",
+        figures / "k3" / "summary.md", figures / "summary.md"]
     assert {p: p.read_bytes() for p in drawn} == drawn
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
 

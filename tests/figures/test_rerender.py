@@ -15,8 +15,10 @@ from ramp.figures.rerender import (
     CommittedStudy,
     committed_studies,
     has_source_data,
+    studies_index,
     study_summaries,
 )
+from ramp.study_config import publish_commands
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -40,6 +42,7 @@ def test_committed_studies_are_the_subset_folders_with_every_source_frame(tmp_pa
     ]
     assert not has_source_data(figures / "k3" / "all")
     assert CommittedStudy("k3", figures / "k3", ()).summary == figures / "k3" / "summary.md"
+    assert CommittedStudy("", figures, ()).summary is None  # its place holds the index
 
 
 def test_a_published_summary_gathers_the_committed_subsets_beside_the_drawn_ones(tmp_path):
@@ -83,3 +86,41 @@ def test_rerender_target_redraws_the_committed_studies_byte_for_byte(tmp_path):
     for figure in committed.rglob("figure*.p*"):
         assert (tmp_path / "figures" / figure.relative_to(committed)).stat().st_size > 0
     assert {p: p.read_bytes() for p in sources} == sources  # the source data is only read
+
+
+def _scores(folder: Path, study: str, rows) -> None:
+    pd.DataFrame([{"study": study, "model": "m", "variant": v, "subset": folder.name,
+                   "iteration": k, "hidden_feedback": hidden} for v, k, hidden in rows]
+                 ).to_parquet(folder / "data" / "scores.parquet")
+
+
+def test_the_index_lists_every_committed_study_with_its_subsets_methods_and_command(tmp_path):
+    figures = tmp_path / "figures"
+    _data(figures / "paper34")
+    _scores(figures / "paper34", "default",
+            [("ramp", 11, False), ("oracle_feedback", 11, True), ("ramp", 3, False)])
+    _data(figures / "k3" / "paper10")
+    _scores(figures / "k3" / "paper10", "k3", [("zero_shot", 3, False)])
+    text = studies_index(figures, {"": "./ramp.sh workflow"})
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert rows == [
+        "| `default` | 11 | [paper34](paper34/summary.md) "
+        "| ramp, oracle_feedback [hidden-test feedback] (m) | `./ramp.sh workflow` |",
+        "| `k3` | 3 | [paper10](k3/paper10/summary.md) ([all](k3/summary.md)) "
+        "| zero_shot (m) | no config in config/ names it |",
+    ]
+
+
+def test_publish_commands_name_each_study_s_config_file(tmp_path):
+    (tmp_path / "config.yaml").write_text("study:\n  variants: [ramp]\n")
+    (tmp_path / "k3.yaml").write_text("study:\n  name: k3\n  publish: true\n")
+    (tmp_path / "draft.yaml").write_text("study:\n  name: draft\n")
+    (tmp_path / "layer.yaml").write_text("study:\n  variants: [ramp]\n")  # names no study
+    assert publish_commands(tmp_path) == {
+        "": "./ramp.sh workflow --config 'study={publish: true}'",
+        "k3": "./ramp.sh workflow --configfile config/k3.yaml",
+        "draft": "./ramp.sh workflow --configfile config/draft.yaml "
+                 "--config 'study={publish: true}'",
+    }
+    shipped = publish_commands(REPO / "config")
+    assert set(shipped) == {s.name for s in committed_studies(REPO / "figures")}

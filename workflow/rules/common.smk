@@ -50,6 +50,11 @@ LOGS = study_config.study_root(config, "logs")
 # default study), whose summary then gathers every subset committed there.
 PUBLISH = study_config.publish(config)
 FIGURES = study_config.figures_root(config)
+# figures/summary.md lists the committed studies; a study that publishes rewrites it. The
+# study's own summary gathers its subsets': none for the published default study, whose place
+# that index takes (each of its subsets has its own).
+STUDY_INDEX = "figures/summary.md"
+STUDY_SUMMARY = "" if PUBLISH and not STUDY_NAME else f"{FIGURES}/summary.md"
 # A run's folder and its logs' folder, as wildcard patterns.
 RUN = f"{RESULTS}/runs/{{model}}/{{variant}}/{{subset}}"
 RUN_LOGS = f"{LOGS}/runs/{{model}}/{{variant}}/{{subset}}"
@@ -233,7 +238,8 @@ def all_targets():
     targets += expand(run_file("attempts"), model=MODELS, variant=VARIANTS, subset=SUBSETS)
     if MODELS and VARIANTS:
         # Scores, oracle and figures need at least one run to gather.
-        targets += [f"{FIGURES}/summary.md"]
+        targets += [STUDY_SUMMARY] if STUDY_SUMMARY else []
+        targets += [STUDY_INDEX] if PUBLISH else []
     return targets
 
 

@@ -1,7 +1,9 @@
 # The paper's tables and figures from the scored Parquet only: re-rendering never reruns a
 # model stage. One folder per subset, and a summary.md gathering them, under FIGURES: the run's
 # own results/[studies/NAME/]figures, or the committed figures/[NAME] for a study that publishes
-# (config study.publish; common.smk). The files a rendering writes are named once, by
+# (config study.publish; common.smk). A study that publishes also rewrites figures/summary.md,
+# the index of every committed study (in the default study's place, so that study has no
+# gathered summary: its subsets' own). The files a rendering writes are named once, by
 # ramp.figures.render.figure_paths.
 
 
@@ -25,22 +27,44 @@ rule render_figures:
         "../scripts/render_figures.py"
 
 
-rule results_summary:
-    input:
-        expand("{root}/{subset}/summary.md", root=FIGURES, subset=SUBSETS),
-    output:
-        f"{FIGURES}/summary.md",
-    log:
-        f"{LOGS}/figures/summary.log",
-    conda:
-        "../../envs/executor.yaml"
-    params:
-        # A published study's summary gathers every subset committed beside the run's.
-        committed=PUBLISH,
-    message:
-        f"Gathering the subsets' summaries into {FIGURES}/summary.md"
-    script:
-        "../scripts/combine_summaries.py"
+if STUDY_SUMMARY:
+
+    rule results_summary:
+        input:
+            expand("{root}/{subset}/summary.md", root=FIGURES, subset=SUBSETS),
+        output:
+            STUDY_SUMMARY,
+        log:
+            f"{LOGS}/figures/summary.log",
+        conda:
+            "../../envs/executor.yaml"
+        params:
+            # A published study's summary gathers every subset committed beside the run's.
+            committed=PUBLISH,
+        message:
+            f"Gathering the subsets' summaries into {STUDY_SUMMARY}"
+        script:
+            "../scripts/combine_summaries.py"
+
+
+if PUBLISH:
+
+    rule studies_index:
+        input:
+            expand("{root}/{subset}/summary.md", root=FIGURES, subset=SUBSETS),
+            STUDY_SUMMARY or [],
+        output:
+            STUDY_INDEX,
+        log:
+            f"{LOGS}/figures/index.log",
+        conda:
+            "../../envs/executor.yaml"
+        params:
+            commands=study_config.publish_commands(),
+        message:
+            "Listing the committed studies in figures/summary.md"
+        script:
+            "../scripts/write_index.py"
 
 
 # Every committed study (figures/ and figures/NAME/) redrawn from the frames in its subsets'

@@ -8,8 +8,12 @@ here runs at import time; the model layer is imported only when a model is built
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from ramp.languages import RUBY, STUDY_LANGUAGES, Language, language_of
 from ramp.languages import language as language_named
@@ -161,6 +165,27 @@ def study_root(config: Mapping[str, Any], root: str = "results") -> str:
 def publish(config: Mapping[str, Any]) -> bool:
     """Whether the study draws its figures into the committed tree (config study.publish)."""
     return bool((config.get("study") or {}).get("publish", False))
+
+
+def publish_command(config_file: str, config: Mapping[str, Any]) -> str:
+    """The command that publishes the study ``config_file`` (holding ``config``) describes:
+    config/config.yaml is the default study's, any other extends it (``--configfile``)."""
+    args = "" if config_file == "config/config.yaml" else f" --configfile {config_file}"
+    if not publish(config):
+        args += " --config 'study={publish: true}'"
+    return f"./ramp.sh workflow{args}"
+
+
+def publish_commands(config_dir: str | os.PathLike[str] = "config") -> dict[str, str]:
+    """The command publishing each study: the default ("") by config.yaml, a named one by the
+    config file under ``config_dir`` that names it (the layers that name none are left out)."""
+    commands = {}
+    for path in sorted(Path(config_dir).glob("*.yaml")):
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        name = study_name(config)
+        if name or path.name == "config.yaml":
+            commands.setdefault(name, publish_command(f"config/{path.name}", config))
+    return commands
 
 
 def figures_root(config: Mapping[str, Any]) -> str:

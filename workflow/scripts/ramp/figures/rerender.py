@@ -9,14 +9,15 @@ folder's ``data/`` holds every frame its tables and figures are drawn from
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from ramp.figures.render import DATA_NAMES, combine_summaries, render_study, study_line
-from ramp.figures.study import LATER_RUN_FILES, Method, Study
+from ramp.figures.study import LATER_RUN_FILES, Study, methods_of
+from ramp.io import write_text
 from ramp.runs import DEFAULT_STUDY
 
 
@@ -31,9 +32,10 @@ class CommittedStudy:
     subsets: tuple[str, ...]
 
     @property
-    def summary(self) -> Path:
-        """The study's ``summary.md``, gathering its subsets' summaries."""
-        return self.root / "summary.md"
+    def summary(self) -> Path | None:
+        """The named study's ``summary.md``, gathering its subsets' summaries; None for the
+        default study, whose place (``figures/summary.md``) holds the index of every study."""
+        return self.root / "summary.md" if self.name else None
 
 
 def has_source_data(folder: str | os.PathLike[str]) -> bool:
@@ -82,8 +84,7 @@ def load_source_data(folder: str | os.PathLike[str]) -> Study:
               else pd.read_parquet(path)
               for name, path in ((n, data / f"{n}.parquet") for n in DATA_NAMES)}
     scores = frames["scores"]
-    methods = tuple(Method(m, v) for m, v in dict.fromkeys(
-        zip(scores["model"], scores["variant"], strict=True)))
+    methods = methods_of(scores)
     if not methods:
         raise ValueError(f"{folder}/data: no method has scores")
     authors = folder / "data" / "authors.parquet"  # the authors' outcomes, when rendered with
@@ -105,10 +106,54 @@ def budget(study: Study) -> int:
     return int(study.scores["iteration"].max())
 
 
-def rerender(figures: str | os.PathLike[str]) -> list[Path]:
-    """Redraw every committed study under ``figures`` in place; returns the summaries written.
+INDEX_HEAD = """# RAMP results: the committed studies
 
-    A study's summary gathers its subsets in name order.
+Each study below is published by its command, run from the project root, and redrawn from the
+frames committed beside its figures (`figures/**/data/*.parquet`) by `./ramp.sh rerender`, with
+no model, Ruby or data set. A run that does not publish draws under `results/` and changes
+nothing here. What each study is: docs/results.md.
+
+| study | K | subsets | methods | command |
+|---|---|---|---|---|
+"""
+
+
+def studies_index(figures: str | os.PathLike[str], commands: Mapping[str, str]) -> str:
+    """``figures/summary.md``: a row per committed study under ``figures`` (its budget K, its
+    subsets' summaries, its methods, the command that publishes it; ``commands`` maps a study's
+    name, "" for the default, to that command)."""
+    figures = Path(figures)
+    rows = []
+    for committed in committed_studies(figures):
+        scores = pd.concat([pd.read_parquet(committed.root / s / "data" / "scores.parquet")
+                            for s in committed.subsets], ignore_index=True)
+        links = [f"[{s}]({(committed.root / s).relative_to(figures).as_posix()}/summary.md)"
+                 for s in committed.subsets]
+        if committed.summary is not None:
+            links.append(f"([all]({committed.summary.relative_to(figures).as_posix()}))")
+        by_model: dict[str, list[str]] = {}
+        for m in methods_of(scores):
+            by_model.setdefault(m.model, []).append(m.shown)
+        methods = "; ".join(f"{', '.join(shown)} ({model})" for model, shown in by_model.items())
+        command = commands.get(committed.name)
+        rows.append(f"| `{committed.name or DEFAULT_STUDY}` | {int(scores['iteration'].max())} "
+                    f"| {' '.join(links)} | {methods} "
+                    f"| {f'`{command}`' if command else 'no config in config/ names it'} |")
+    return INDEX_HEAD + "\n".join(rows) + "\n"
+
+
+def write_index(figures: str | os.PathLike[str], commands: Mapping[str, str]) -> Path:
+    """Write :func:`studies_index` to ``figures/summary.md``; returns its path."""
+    path = Path(figures) / "summary.md"
+    write_text(path, studies_index(figures, commands))
+    return path
+
+
+def rerender(figures: str | os.PathLike[str], commands: Mapping[str, str]) -> list[Path]:
+    """Redraw every committed study under ``figures`` in place, then the index of studies
+    (:func:`write_index`); returns the summaries written.
+
+    A named study's summary gathers its subsets in name order.
     """
     written = []
     for committed in committed_studies(figures):
@@ -120,6 +165,8 @@ def rerender(figures: str | os.PathLike[str]) -> list[Path]:
                                                          budget(study)),
                          write_data=False)
             parts.append(folder / "summary.md")
-        combine_summaries(parts, committed.summary)
-        written += [*parts, committed.summary]
-    return written
+        written += parts
+        if committed.summary is not None:
+            combine_summaries(parts, committed.summary)
+            written.append(committed.summary)
+    return [*written, write_index(figures, commands)]

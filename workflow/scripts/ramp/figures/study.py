@@ -101,6 +101,14 @@ def hidden_runs(scores: pd.DataFrame) -> set:
     return set(identities(scores[scores["hidden_feedback"].astype(bool)]))
 
 
+def methods_of(scores: pd.DataFrame) -> tuple[Method, ...]:
+    """The methods a scores frame holds, in order of first appearance, each marked when its
+    run was fed the hidden tests."""
+    hidden = {(r.model, r.variant) for r in hidden_runs(scores)}
+    return tuple(Method(m, v, (m, v) in hidden) for m, v in dict.fromkeys(
+        zip(scores["model"], scores["variant"], strict=True)))
+
+
 def _gather(paths: Sequence[str | os.PathLike[str]]) -> pd.DataFrame:
     frames = [pd.read_parquet(p) for p in paths]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -118,8 +126,7 @@ def load_study(
     frames = {name: _gather(runs.get(name, ())) for name in RUN_FILES}
     if frames["scores"].empty:
         raise ValueError(f"subset {subset!r}: no run to render")
-    methods = tuple(Method(r.model, r.variant, r in hidden_runs(frames["scores"]))
-                    for r in identities(frames["scores"]))
+    methods = methods_of(frames["scores"])
     return Study(
         subset=subset,
         methods=methods,
