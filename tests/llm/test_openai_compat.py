@@ -1,9 +1,6 @@
 """The HTTP backend against local stdlib servers: retries, unreachable, batch order."""
 
-import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -13,67 +10,22 @@ from ramp.llm import ContextOverflow, LLMError, SamplingParams, messages
 from ramp.llm.backends.openai_compat import OpenAICompatLLM
 from ramp.llm.base import OVER_CONTEXT as OVER_CONTEXT_REASON
 from ramp.llm.spec import ModelSpec
+from tests.llm.chat_server import ChatServer, completion
 
 
-def _answer(text: str) -> bytes:
-    return json.dumps(
-        {
-            "id": "x",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "m",
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": text},
-                }
-            ],
-            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
-        }
-    ).encode()
-
-
-class FlakyServer:
+def FlakyServer(failures: int, status: int = 503, error: dict | None = None) -> ChatServer:
     """Fails the first ``failures`` requests with ``status`` and ``error`` (the body's error
     object), then echoes the last message."""
+    refusal = {"error": error or {"message": "busy"}}
+    server: ChatServer
 
-    def __init__(self, failures: int, status: int = 503, error: dict | None = None):
-        refusal = json.dumps({"error": error or {"message": "busy"}}).encode()
-        self.requests: list[dict] = []
-        outer = self
+    def respond(body: dict) -> tuple[int, dict]:
+        if len(server.requests) <= failures:
+            return status, refusal
+        return 200, completion("echo " + body["messages"][-1]["content"])
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append(body)
-                if len(outer.requests) <= failures:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.end_headers()
-                    self.wfile.write(refusal)
-                    return
-                payload = _answer("echo " + body["messages"][-1]["content"])
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+    server = ChatServer(respond)
+    return server
 
 
 def _spec(url: str, **kw) -> ModelSpec:

@@ -11,14 +11,11 @@ calls: two models (two entries naming two served models), RAMP and Zero-Shot, K 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pandas as pd
@@ -26,6 +23,8 @@ import pytest
 import yaml
 
 pytest.importorskip("openai")
+
+from tests.llm.chat_server import ChatServer, completion
 
 pytestmark = pytest.mark.slow
 
@@ -59,41 +58,9 @@ def answer(messages: list[dict]) -> str:
     return "The output is off by one.\n\n```ruby\nn = gets.to_i\nputs n + 1\n```\n"
 
 
-class Server:
-    """An OpenAI-compatible chat server on a free local port; ``calls`` counts its answers."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.calls += 1
-                payload = json.dumps({
-                    "id": "x", "object": "chat.completion", "created": 0,
-                    "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                        "role": "assistant", "content": answer(body["messages"])}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 10,
-                              "total_tokens": 20},
-                }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+def Server() -> ChatServer:
+    """The stand-in model: answers every prompt with :func:`answer` (``requests``: its calls)."""
+    return ChatServer(lambda body: (200, completion(answer(body["messages"]), body["model"])))
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -179,7 +146,7 @@ def test_a_run_writes_its_figures_under_results_and_never_the_committed_ones(stu
     summary = (study.root / "results" / "figures" / "summary.md").read_text()
     assert "subset `2`" in summary
     assert (study.root / "results" / "figures" / "2" / "tables" / "table1.csv").is_file()
-    assert study.server.calls > 0
+    assert len(study.server.requests) > 0
     assert "Nothing to be done" in study.plan()
 
 
@@ -238,7 +205,7 @@ def test_a_comment_or_tag_spacing_edit_re_plans_and_replays_every_call(study):
     same attempts."""
     run = study.root / "results" / "runs" / "m1" / "ramp" / "2"
     before = pd.read_parquet(run / "attempts.parquet")
-    calls = study.server.calls
+    calls = len(study.server.requests)
     cot = study.root / "prompts" / "programmer" / "cot.j2"
     text = cot.read_text().replace('{% include "_problem.j2" %}', '{%  include "_problem.j2"  %}')
     assert "{%  include" in text
@@ -246,7 +213,7 @@ def test_a_comment_or_tag_spacing_edit_re_plans_and_replays_every_call(study):
     assert model_jobs(study.plan()) == {("Repair iteration", m, "ramp") for m in MODELS}
     out = study.snakemake()
     assert "Repair iteration 2 (m1, ramp, 2, shard 1-of-1)" in out
-    assert study.server.calls == calls
+    assert len(study.server.requests) == calls
     measured = ["peak_rss_mb", "exec_seconds"]
     pd.testing.assert_frame_equal(
         pd.read_parquet(run / "attempts.parquet").drop(columns=measured),
