@@ -27,6 +27,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/validation.smk"
 include: "workflow/rules/agents.smk"
 include: "workflow/rules/scoring.smk"
+include: "workflow/rules/coverage.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 

@@ -66,6 +66,16 @@ def test_every_variant_field_is_a_param_by_its_name():
     assert "study_budget" not in provenance.param_names("reflect")
 
 
+def test_the_draws_declare_their_variants_template_and_fields_and_their_number():
+    config = {**CONFIG, "coverage": {"draws": 32, "variant": "zero_shot"}}
+    params = provenance.stage_params(config, "draw_samples", "qwen2.5-coder-1.5b", "zero_shot")
+    assert params["study_draws"] == "study.draws=32"
+    assert params["variant_programmer_style"] == "variant.programmer_style='zero_shot'"
+    assert "study_budget" not in params
+    inputs = provenance.prompt_inputs(config, "draw_samples", "zero_shot")
+    assert inputs == ["prompts/_problem.j2", "prompts/programmer/zero_shot.j2"]
+
+
 @pytest.mark.parametrize("stage", provenance.STAGES)
 def test_the_param_names_are_known_before_any_job_for_every_configured_run(stage):
     paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())

@@ -185,3 +185,30 @@ def test_a_study_name_must_be_a_plain_folder_name(tmp_path: Path) -> None:
     text = result.stdout + result.stderr
     assert result.returncode != 0
     assert "['study']['name']" in text and "does not match" in text
+
+
+@pytest.mark.slow
+@needs_real
+def test_draws_are_planned_only_when_the_config_asks() -> None:
+    # Default: no draw (coverage.draws 0). With draws, one draw job a shard, then the hidden
+    # scoring, the coverage analysis and its figure of the subset, in the study's results.
+    plain = snakemake("-n", "--forceall", "--nolock", "--cores", "2", "all")
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    assert "draw_samples" not in job_counts(plain.stdout + plain.stderr)
+    asked = snakemake("-n", "--forceall", "--nolock", "--cores", "2", "all",
+                      "--config", "coverage={draws: 2}")
+    assert asked.returncode == 0, asked.stderr[-2000:]
+    text = asked.stdout + asked.stderr
+    counts = job_counts(text)
+    assert {r: counts.get(r, 0) for r in ("draw_samples", "score_draws", "coverage",
+                                         "coverage_figure")} == {
+        "draw_samples": 2, "score_draws": 1, "coverage": 1, "coverage_figure": 1}
+    assert "results/figures/paper34/coverage.md" in text
+    assert "Draws: qwen2.5-coder-1.5b on 'paper34', shard 2-of-2" in text
+
+
+def test_a_draws_variant_with_more_than_one_call_stops_the_workflow() -> None:
+    result = snakemake("-n", "--nolock", "all", "--config", "coverage={draws: 2, variant: ramp}")
+    text = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "coverage.variant: 'ramp' is not a single-call variant" in text

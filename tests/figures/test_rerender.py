@@ -18,7 +18,7 @@ from ramp.figures.rerender import (
     studies_index,
     study_summaries,
 )
-from ramp.study_config import publish_commands
+from ramp.study_config import publish_commands, run_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -109,6 +109,13 @@ def test_the_index_lists_every_committed_study_with_its_subsets_methods_and_comm
         "| `k3` | 3 | [paper10](k3/paper10/summary.md) ([all](k3/summary.md)) "
         "| zero_shot (m) | no config in config/ names it |",
     ]
+
+
+def test_the_run_command_names_the_layers_in_order_and_the_publish_flag():
+    assert run_command([], False) == "./ramp.sh workflow"
+    assert run_command(["config/a.yaml", "config/b.yaml"], True) == (
+        "./ramp.sh workflow --configfile config/a.yaml config/b.yaml "
+        "--config 'study={publish: true}'")
 
 
 def test_publish_commands_name_each_study_s_config_file(tmp_path):

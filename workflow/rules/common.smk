@@ -14,6 +14,7 @@ from snakemake.exceptions import WorkflowError
 from ramp import provenance, study_config
 from ramp.figures.render import figure_paths, study_line
 from ramp.figures.rerender import committed_studies
+from ramp.methods.draws import DrawsConfig
 from ramp.figures.study import RUN_FILES as RENDERED_RUN_FILES
 from ramp.runs import RUN_FILES, SHARDED_FILES, shard_file
 from ramp.shards import all_shards
@@ -187,6 +188,28 @@ def stage_params(stage):
     return {name: param(name) for name in provenance.param_names(stage)}
 
 
+# Breadth (config coverage, coverage.smk): the draws' stage declares its variant's templates
+# and fields like any model stage, with the number of draws as its study field.
+COVERAGE = DrawsConfig.of(config)
+# The command that runs this study as configured (the coverage page names it): the config files
+# layered on config.yaml, in order, and whether it publishes.
+LAYERS = [
+    f
+    for f in dict.fromkeys(os.path.relpath(p) for p in workflow.configfiles)
+    if f != "config/config.yaml"
+]
+RUN_COMMAND = study_config.run_command(LAYERS, PUBLISH)
+
+
+def draw_params():
+    """draw_samples's params, by name: a function of the job's wildcards each."""
+
+    def param(name):
+        return lambda w: _stage_params("draw_samples", w.model, COVERAGE.variant)[name]
+
+    return {name: param(name) for name in provenance.param_names("draw_samples")}
+
+
 def study_runs(subset):
     """Every run folder of a subset: the oracle and the figures gather across them."""
     return expand(RUN, model=MODELS, variant=VARIANTS, subset=[subset])
@@ -240,6 +263,8 @@ def all_targets():
         # Scores, oracle and figures need at least one run to gather.
         targets += [STUDY_SUMMARY] if STUDY_SUMMARY else []
         targets += [STUDY_INDEX] if PUBLISH else []
+    if MODELS and COVERAGE.draws:
+        targets += expand(f"{FIGURES}/{{subset}}/coverage.md", subset=SUBSETS)
     return targets
 
 

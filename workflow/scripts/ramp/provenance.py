@@ -1,6 +1,6 @@
 """What decides a model stage's answers, as the workflow declares it (STYLE lesson 17).
 
-A model stage (rules reflect, design_tests, repair_iteration, run_method) declares
+A model stage (rules reflect, design_tests, repair_iteration, run_method, draw_samples) declares
 
 * as inputs, the prompt templates it renders: those its agents and method name for the variant
   (:func:`stage_templates`, asked of ramp.methods), with every partial they include in the
@@ -9,7 +9,7 @@ A model stage (rules reflect, design_tests, repair_iteration, run_method) declar
 * as params, the fields that decide its answers, one param each (:func:`stage_params`): the
   resolved variant (:func:`variant_fields`), the model entry without the fields that change
   only speed or bookkeeping (:func:`model_fields`, :data:`SPEED_ONLY_MODEL_FIELDS`) and the
-  study's seed and budget (:func:`study_fields`).
+  study's seed and budget, or number of draws (:func:`study_fields`).
 
 Both are derived from the data (the :class:`~ramp.variants.Variant` and
 :class:`~ramp.llm.spec.ModelSpec` dataclasses, the templates' own include statements), so a
@@ -31,15 +31,15 @@ from jinja2 import nodes
 from jinja2.visitor import NodeTransformer
 
 from ramp import study_config
-from ramp.methods import method_templates
+from ramp.methods import draws, method_templates
 from ramp.methods import ramp as ramp_method
 from ramp.prompting import PromptLibrary, default_prompts_dir
 from ramp.variants import Variant
 
 Config = Mapping[str, Any]
 
-STAGES = ("reflect", "design_tests", "repair_iteration", "run_method")
-"""The workflow's model stages (workflow/rules/agents.smk)."""
+STAGES = ("reflect", "design_tests", "repair_iteration", "run_method", "draw_samples")
+"""The workflow's model stages (workflow/rules/agents.smk, coverage.smk)."""
 
 SPEED_ONLY_MODEL_FIELDS = frozenset(
     {
@@ -67,6 +67,8 @@ def stage_templates(stage: str, variant: Variant) -> tuple[str, ...]:
         return ramp_method.iteration_templates(variant)
     if stage == "run_method":
         return method_templates(variant.method, variant)
+    if stage == "draw_samples":
+        return draws.templates(variant)
     raise ValueError(f"unknown model stage {stage!r} (known: {', '.join(STAGES)})")
 
 
@@ -182,6 +184,8 @@ def study_fields(config: Config, stage: str, variant_name: str) -> dict[str, Any
     fields: dict[str, Any] = {"seed": study_config.seed(config)}
     if _iterates(stage):
         fields["budget"] = study_config.budget(config, variant_name)
+    if stage == "draw_samples":
+        fields["draws"] = draws.DrawsConfig.of(config).draws
     return fields
 
 
@@ -196,6 +200,7 @@ def param_names(stage: str) -> list[str]:
     ``study_seed``, ...): one per field of :func:`stage_params`, known before any job is."""
     variant = [f.name for f in dataclasses.fields(Variant) if f.name != "name"]
     study = ["seed", "budget"] if _iterates(stage) else ["seed"]
+    study += ["draws"] if stage == "draw_samples" else []
     return (
         [f"variant_{k}" for k in sorted(variant)]
         + [f"model_{k}" for k in _model_keys()]

@@ -9,7 +9,7 @@ here runs at import time; the model layer is imported only when a model is built
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +174,13 @@ def publish_command(config_file: str, config: Mapping[str, Any]) -> str:
     if not publish(config):
         args += " --config 'study={publish: true}'"
     return f"./ramp.sh workflow{args}"
+
+
+def run_command(layers: Sequence[str], published: bool) -> str:
+    """The command that runs a study configured by config/config.yaml and the config files
+    ``layers`` on it (``--configfile``), publishing its figures when ``published``."""
+    args = f" --configfile {' '.join(layers)}" if layers else ""
+    return f"./ramp.sh workflow{args}" + (" --config 'study={publish: true}'" if published else "")
 
 
 def publish_commands(config_dir: str | os.PathLike[str] = "config") -> dict[str, str]:

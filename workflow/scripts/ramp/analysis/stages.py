@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from ramp.analysis import coverage as cov
 from ramp.analysis.candidates import CANDIDATE_COLUMNS, candidate_programs, score_candidates
 from ramp.analysis.candidates import Progress as CandidateProgress
 from ramp.analysis.costs import cost_table
@@ -27,7 +28,8 @@ from ramp.analysis.transitions import transitions
 from ramp.execution.executor import Executor
 from ramp.io import write_parquet
 from ramp.journal import Journal, fingerprint
-from ramp.runs import RunId, identities
+from ramp.runs import IDENTITY_COLUMNS, RunId, identities
+from ramp.shards import in_task_order
 from ramp.task_table import read_tasks
 
 PathLike = str | os.PathLike[str]
@@ -188,3 +190,50 @@ def oracle(
     write_parquet(programs, programs_out)
     write_parquet(result, oracle_out)
     return result
+
+
+def gather_draws(run: RunId, tasks: PathLike, parts: Sequence[PathLike], out: PathLike) -> (
+    pd.DataFrame
+):
+    """Rule score_draws, first half: the shards' draws as one table, in the subset's order."""
+    frames = [f for f in (pd.read_parquet(p) for p in parts) if len(f)]
+    if not frames:
+        raise ValueError(f"no draws in {len(parts)} shard table(s), e.g. {parts[0]}")
+    order = [t.task_id for t in read_tasks(tasks)]
+    draws = in_task_order(pd.concat(frames, ignore_index=True), order)
+    run.write(draws.drop(columns=list(IDENTITY_COLUMNS), errors="ignore"), out)
+    return draws
+
+
+def coverage(
+    tasks: PathLike, inputs: Mapping[str, Sequence[PathLike]], outputs: Mapping[str, PathLike]
+) -> pd.DataFrame:
+    """Rule coverage: the draws' pass@k by k and every run's coverage by iteration, both by
+    tokens a task (ramp.analysis.coverage).
+
+    ``inputs``: draws and hidden_draws (one table per model, each stamped with its run), and
+    attempts, hidden_attempts, reflections and tests of every run; ``outputs``: coverage (the
+    curves) and units (the draws' pass@k per task and per problem)."""
+    task_list = read_tasks(tasks)
+    task_problems = {t.task_id: t.problem_id for t in task_list}
+    curves, units = [], []
+    draws, hidden_draws = _by_run(inputs["draws"]), _by_run(inputs["hidden_draws"])
+    for run, validated in hidden_draws.items():
+        label = f"{run.variant} x{int(validated.groupby('task_id').size().min())}"
+        unit = cov.draw_units(validated, task_problems, model=run.model, method=label)
+        units.append(unit)
+        curves.append(cov.draw_curve(unit, draws[run]))
+    attempts, validated_runs, reflections, tests = (
+        _by_run(inputs[name]) for name in ("attempts", "hidden_attempts", "reflections", "tests"))
+    for run, frame in attempts.items():
+        setup = cov.setup_tokens(reflections[run], tests[run])
+        last = int(frame["iteration"].max()) if len(frame) else 0
+        curves.append(cov.iteration_curve(list(task_problems), frame, validated_runs[run], setup,
+                                          model=run.model, method=run.variant, iterations=last))
+    curve = pd.concat([c for c in curves if len(c)], ignore_index=True) if curves else (
+        pd.DataFrame(columns=cov.COVERAGE_COLUMNS))
+    per_unit = pd.concat(units, ignore_index=True) if units else pd.DataFrame(
+        columns=cov.UNIT_COLUMNS)
+    write_parquet(curve, outputs["coverage"])
+    write_parquet(per_unit, outputs["units"])
+    return curve

@@ -24,8 +24,9 @@ import pandas as pd
 from ramp import study_config
 from ramp.execution.executor import SandboxExecutor
 from ramp.hidden_feedback import for_variant
-from ramp.methods import method
+from ramp.methods import draws, method
 from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
+from ramp.methods.draws import DrawsConfig
 from ramp.methods.frames import (
     ATTEMPT_COLUMNS,
     attempts_frame,
@@ -213,3 +214,25 @@ def gather_shards(
     gathered = in_task_order(joined, order)
     run.write(gathered, out)
     return gathered
+
+
+def draw_samples(
+    config: Config, run: RunId, tasks: PathLike, out: PathLike, *, shard: Shard = WHOLE
+) -> pd.DataFrame:
+    """Rule draw_samples: config ``coverage.draws`` independent draws of every task from the
+    configured single-call variant (ramp.methods.draws), as attempts 1..n. An interrupted job
+    resumes through the model cache."""
+    settings = DrawsConfig.of(config)
+    problems = study_problems(config, tasks, shard)
+    log.info("%d draws of each of %d tasks (%s, %s's call)", settings.draws, len(problems),
+             run.model, settings.variant)
+    items = []
+    if problems and settings.draws:
+        items = draws.draw(problems, n=settings.draws,
+                           llm=study_config.build_llm(config, run.model),
+                           lib=PromptLibrary.default(),
+                           variant=study_config.variant(config, settings.variant),
+                           seed=study_config.seed(config))
+    frame = _write(run, attempts_frame(items), out)
+    log.info("%d draws, %d with a program", len(frame), int((frame.code.str.strip() != "").sum()))
+    return frame

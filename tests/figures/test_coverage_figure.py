@@ -1,0 +1,36 @@
+"""The coverage figure and page (ramp.figures.coverage) from made-up curves."""
+
+import pandas as pd
+
+from ramp.figures.coverage import render_coverage
+
+
+def test_the_figure_and_page_are_written_with_the_command_and_tables(tmp_path) -> None:
+    curve = pd.DataFrame([
+        {"model": "m", "method": "zero_shot x4", "kind": "draws", "k": k,
+         "tokens_per_task": 500.0 * k, "pass_at_k": 0.1 * k, "covered": 0.3 * k, "tasks": 3}
+        for k in (1, 2, 3, 4)
+    ] + [
+        {"model": "m", "method": "ramp", "kind": "iterations", "k": t,
+         "tokens_per_task": 3000.0 * t, "pass_at_k": 1 / 3, "covered": 1.0, "tasks": 3}
+        for t in (1, 2)
+    ])
+    units = pd.DataFrame([
+        {"model": "m", "method": "zero_shot x4", "level": "problem", "unit": "P",
+         "problem_id": "P", "n": 8, "right": 2, "k": 1, "pass_at_k": 0.25},
+    ])
+    curve.to_parquet(tmp_path / "c.parquet")
+    units.to_parquet(tmp_path / "u.parquet")
+    render_coverage(tmp_path / "c.parquet", tmp_path / "u.parquet", tmp_path / "out",
+                    "./ramp.sh workflow --configfile config/x.yaml")
+    assert (tmp_path / "out" / "coverage.png").stat().st_size > 0
+    assert (tmp_path / "out" / "coverage.pdf").stat().st_size > 0
+    page = (tmp_path / "out" / "coverage.md").read_text()
+    assert "`./ramp.sh workflow --configfile config/x.yaml`" in page
+    # k = 1, 2, 4 and the largest k (4) of the draws, each once; k = 3 is not reported.
+    assert "| m       | zero_shot x4 |   1 |         10 |       0.3 |               500 |" in page
+    assert "| m       | zero_shot x4 |   4 |         40 |       1.2 |              2000 |" in page
+    assert "|   3 |" not in page
+    ramp_row = "| m       | ramp     |           2 |      33.3 |         1 |              6000 |"
+    assert ramp_row in page
+    assert "| m       | zero_shot x4 | P            |   8 |       2 |            25 |" in page
