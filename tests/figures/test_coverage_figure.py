@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from ramp.figures.coverage import render_coverage
+from ramp.figures.coverage import has_coverage, publish_coverage, render_coverage
 
 
 def test_the_figure_and_page_are_written_with_the_command_and_tables(tmp_path) -> None:
@@ -21,8 +21,11 @@ def test_the_figure_and_page_are_written_with_the_command_and_tables(tmp_path) -
     ])
     curve.to_parquet(tmp_path / "c.parquet")
     units.to_parquet(tmp_path / "u.parquet")
-    render_coverage(tmp_path / "c.parquet", tmp_path / "u.parquet", tmp_path / "out",
-                    "./ramp.sh workflow --configfile config/x.yaml")
+    out = tmp_path / "out"
+    assert not has_coverage(out)
+    publish_coverage(tmp_path / "c.parquet", tmp_path / "u.parquet", out,
+                     "./ramp.sh workflow --configfile config/x.yaml")
+    assert has_coverage(out)
     assert (tmp_path / "out" / "coverage.png").stat().st_size > 0
     assert (tmp_path / "out" / "coverage.pdf").stat().st_size > 0
     page = (tmp_path / "out" / "coverage.md").read_text()
@@ -34,3 +37,11 @@ def test_the_figure_and_page_are_written_with_the_command_and_tables(tmp_path) -
     ramp_row = "| m       | ramp     |           2 |      33.3 |         1 |              6000 |"
     assert ramp_row in page
     assert "| m       | zero_shot x4 | P            |   8 |       2 |            25 |" in page
+
+    # Redrawn from the source data alone (what rerender does), the page comes back the same.
+    (out / "coverage.md").unlink()
+    (out / "coverage.png").unlink()
+    written = render_coverage(out)
+    assert (out / "coverage.md").read_text() == page
+    assert sorted(p.name for p in written) == ["coverage.md", "coverage.pdf", "coverage.png"]
+    assert (out / "coverage.png").stat().st_size > 0

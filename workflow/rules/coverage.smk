@@ -79,6 +79,11 @@ rule coverage_figure:
             f"{FIGURES}/{{subset}}/coverage.{{ext}}", ext=("png", "pdf"), allow_missing=True
         ),
         page=f"{FIGURES}/{{subset}}/coverage.md",
+        data=expand(
+            f"{FIGURES}/{{subset}}/data/{{name}}.parquet",
+            name=("coverage", "coverage_units"),
+            allow_missing=True,
+        ),
     log:
         f"{LOGS}/figures/{{subset}}_coverage.log",
     conda:

@@ -9,9 +9,11 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ramp.figures.render import save_figure
-from ramp.io import atomic_path
+from ramp.figures.render import FORMATS, save_figure
+from ramp.io import write_parquet, write_text
 
+DATA = ("coverage", "coverage_units")
+"""The source frames under a subset's figures/<subset>/data/ (the curves, the per-unit rows)."""
 REPORTED_K = (1, 2, 4, 8, 16, 32, 64, 128)
 """The k of the page's table (those up to the draws' n)."""
 
@@ -86,13 +88,29 @@ def coverage_page(curve: pd.DataFrame, units: pd.DataFrame, command: str) -> str
     ])
 
 
-def render_coverage(
+def publish_coverage(
     coverage: str | os.PathLike[str], units: str | os.PathLike[str],
     out: str | os.PathLike[str], command: str,
-) -> None:
-    """Rule coverage_figure: ``out``/coverage.{png,pdf} and ``out``/coverage.md."""
-    curve, per_unit = pd.read_parquet(coverage), pd.read_parquet(units)
-    out = Path(out)
-    save_figure(coverage_figure(curve), out / "coverage")
-    with atomic_path(out / "coverage.md") as tmp:
-        Path(tmp).write_text(coverage_page(curve, per_unit, command), encoding="utf-8")
+) -> list[Path]:
+    """Rule coverage_figure: the frames into ``out``/data (the curves with the ``command`` that
+    made them, as a column), then :func:`render_coverage` from there; the files written."""
+    data = Path(out) / "data"
+    write_parquet(pd.read_parquet(coverage).assign(command=command), data / f"{DATA[0]}.parquet")
+    write_parquet(pd.read_parquet(units), data / f"{DATA[1]}.parquet")
+    return render_coverage(out)
+
+
+def has_coverage(folder: str | os.PathLike[str]) -> bool:
+    """Whether a subset's figures folder holds coverage source data (rerender redraws it)."""
+    return (Path(folder) / "data" / f"{DATA[0]}.parquet").is_file()
+
+
+def render_coverage(folder: str | os.PathLike[str]) -> list[Path]:
+    """``folder``/coverage.{png,pdf,md} from ``folder``/data alone; the files written."""
+    folder = Path(folder)
+    curve = pd.read_parquet(folder / "data" / f"{DATA[0]}.parquet")
+    per_unit = pd.read_parquet(folder / "data" / f"{DATA[1]}.parquet")
+    command = str(curve["command"].iat[0]) if len(curve) else ""
+    save_figure(coverage_figure(curve.drop(columns="command")), folder / "coverage")
+    write_text(folder / "coverage.md", coverage_page(curve, per_unit, command))
+    return [folder / f"coverage.{ext}" for ext in (*FORMATS, "md")]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ramp.figures.coverage import has_coverage, render_coverage
 from ramp.figures.render import DATA_NAMES, combine_summaries, render_study, study_line
 from ramp.figures.study import LATER_RUN_FILES, Study, methods_of
 from ramp.io import write_text
@@ -164,6 +165,8 @@ def rerender(figures: str | os.PathLike[str], commands: Mapping[str, str]) -> li
             render_study(study, folder, about=study_line(study_name(study, committed),
                                                          budget(study)),
                          write_data=False)
+            if has_coverage(folder):
+                render_coverage(folder)
             parts.append(folder / "summary.md")
         written += parts
         if committed.summary is not None:
