@@ -108,11 +108,14 @@ def test_draws_are_scored_by_the_sandbox_and_counted_in_the_coverage(tmp_path, l
                              "hidden_draws": [tmp_path / "hidden_draws.parquet"],
                              **{n: [tmp_path / f"ramp_{n}.parquet"] for n in names}},
                      {"coverage": tmp_path / "coverage.parquet",
-                      "units": tmp_path / "units.parquet"})
+                      "units": tmp_path / "units.parquet"},
+                     draws_variant="zero_shot", hidden_variants=["ramp"])
     drawn = curve[curve.kind == "draws"].set_index("k")
     assert drawn.loc[1, "covered"] == pytest.approx(1 / 3)
     assert drawn.loc[3, "covered"] == pytest.approx(1.0)
-    assert curve[curve.kind == "draws"]["method"].unique().tolist() == ["draws x3"]
+    assert curve[curve.kind == "draws"]["method"].unique().tolist() == ["zero_shot x3"]
+    assert curve.groupby("method")["hidden_feedback"].all().to_dict() == {
+        "ramp": True, "zero_shot x3": False}
     ramp_curve = curve[curve.method == "ramp"].set_index("k")
     assert ramp_curve["covered"].tolist() == [0.0, 1.0]
     assert ramp_curve.loc[2, "tokens_per_task"] == pytest.approx((110 + 110 + 170) / 2)

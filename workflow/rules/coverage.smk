@@ -63,6 +63,9 @@ rule coverage:
         f"{LOGS}/analysis/{{subset}}/coverage.log",
     conda:
         "../../envs/executor.yaml"
+    params:
+        draws_variant=COVERAGE.variant,
+        hidden_variants=[v for v in VARIANTS if study_config.variant(config, v).hidden_feedback],
     message:
         "Coverage by draws and by iterations ('{wildcards.subset}')"
     script:

@@ -7,5 +7,7 @@ from ramp.logs import stage_logger
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("coverage", smk.log[0])
 names = ("draws", "hidden_draws", "attempts", "hidden_attempts", "reflections", "tests")
-curve = coverage(smk.input.tasks, {n: list(smk.input[n]) for n in names}, dict(smk.output.items()))
+curve = coverage(smk.input.tasks, {n: list(smk.input[n]) for n in names}, dict(smk.output.items()),
+                 draws_variant=smk.params.draws_variant,
+                 hidden_variants=list(smk.params.hidden_variants))
 log.info("%d curve points of %d method(s)", len(curve), curve.groupby(["model", "method"]).ngroups)

@@ -25,10 +25,11 @@ import pandas as pd
 from ramp.analysis.passk import pass_at_k
 
 COVERAGE_COLUMNS = ["model", "method", "kind", "k", "tokens_per_task", "pass_at_k", "covered",
-                    "tasks"]
+                    "tasks", "hidden_feedback"]
 """One row per method and k: ``kind`` ``draws`` (k draws a task) or ``iterations`` (k = the
 iteration t of a run); ``pass_at_k`` the mean over tasks, ``covered`` the (expected) tasks with a
-right program, ``tasks`` how many tasks the row averages over."""
+right program, ``tasks`` how many tasks the row averages over, ``hidden_feedback`` whether the
+method was fed the hidden tests' outcomes (ramp.hidden_feedback: its curve is labelled so)."""
 UNIT_COLUMNS = ["model", "method", "level", "unit", "problem_id", "n", "right", "k", "pass_at_k"]
 """The draws' pass@k per task (``level`` task, ``n`` draws and ``right`` of them) and per
 problem (``level`` problem: the mean over its tasks; ``n`` and ``right`` summed)."""
@@ -99,13 +100,14 @@ def draw_curve(units: pd.DataFrame, draws: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "model": model, "method": method, "kind": "draws", "k": by_k["k"].astype("int64"),
         "tokens_per_task": by_k["k"] * mean_tokens, "pass_at_k": by_k["mean"],
-        "covered": by_k["sum"], "tasks": by_k["size"].astype("int64"),
+        "covered": by_k["sum"], "tasks": by_k["size"].astype("int64"), "hidden_feedback": False,
     }, columns=COVERAGE_COLUMNS)
 
 
 def iteration_curve(
     task_ids: Sequence[str], attempts: pd.DataFrame, hidden_attempts: pd.DataFrame,
     setup_tokens: pd.Series, *, model: str, method: str, iterations: int,
+    hidden_feedback: bool = False,
 ) -> pd.DataFrame:
     """A run's coverage by iteration t = 1..``iterations``: tasks with a right attempt among
     1..t, and the mean tokens a task spent through t (``setup_tokens``: each task's tokens
@@ -123,7 +125,8 @@ def iteration_curve(
         rows.append({"model": model, "method": method, "kind": "iterations", "k": t,
                      "tokens_per_task": float(tokens.mean()) if len(task_ids) else 0.0,
                      "pass_at_k": covered / len(task_ids) if task_ids else float("nan"),
-                     "covered": float(covered), "tasks": len(task_ids)})
+                     "covered": float(covered), "tasks": len(task_ids),
+                     "hidden_feedback": hidden_feedback})
     return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
 
 

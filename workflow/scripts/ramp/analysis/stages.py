@@ -206,20 +206,23 @@ def gather_draws(run: RunId, tasks: PathLike, parts: Sequence[PathLike], out: Pa
 
 
 def coverage(
-    tasks: PathLike, inputs: Mapping[str, Sequence[PathLike]], outputs: Mapping[str, PathLike]
+    tasks: PathLike, inputs: Mapping[str, Sequence[PathLike]], outputs: Mapping[str, PathLike],
+    *, draws_variant: str = "draws", hidden_variants: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Rule coverage: the draws' pass@k by k and every run's coverage by iteration, both by
     tokens a task (ramp.analysis.coverage).
 
     ``inputs``: draws and hidden_draws (one table per model, each stamped with its run), and
     attempts, hidden_attempts, reflections and tests of every run; ``outputs``: coverage (the
-    curves) and units (the draws' pass@k per task and per problem)."""
+    curves) and units (the draws' pass@k per task and per problem); ``draws_variant``: the
+    variant whose call was drawn (it names the draws' curve); ``hidden_variants``: the variants
+    fed the hidden tests, whose curves say so."""
     task_list = read_tasks(tasks)
     task_problems = {t.task_id: t.problem_id for t in task_list}
     curves, units = [], []
     draws, hidden_draws = _by_run(inputs["draws"]), _by_run(inputs["hidden_draws"])
     for run, validated in hidden_draws.items():
-        label = f"{run.variant} x{int(validated.groupby('task_id').size().min())}"
+        label = f"{draws_variant} x{int(validated.groupby('task_id').size().min())}"
         unit = cov.draw_units(validated, task_problems, model=run.model, method=label)
         units.append(unit)
         curves.append(cov.draw_curve(unit, draws[run]))
@@ -229,7 +232,8 @@ def coverage(
         setup = cov.setup_tokens(reflections[run], tests[run])
         last = int(frame["iteration"].max()) if len(frame) else 0
         curves.append(cov.iteration_curve(list(task_problems), frame, validated_runs[run], setup,
-                                          model=run.model, method=run.variant, iterations=last))
+                                          model=run.model, method=run.variant, iterations=last,
+                                          hidden_feedback=run.variant in hidden_variants))
     curve = pd.concat([c for c in curves if len(c)], ignore_index=True) if curves else (
         pd.DataFrame(columns=cov.COVERAGE_COLUMNS))
     per_unit = pd.concat(units, ignore_index=True) if units else pd.DataFrame(

@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ramp.figures.render import FORMATS, save_figure
+from ramp.figures.study import HIDDEN_TAG
 from ramp.io import write_parquet, write_text
 
 DATA = ("coverage", "coverage_units")
@@ -18,12 +19,22 @@ REPORTED_K = (1, 2, 4, 8, 16, 32, 64, 128)
 """The k of the page's table (those up to the draws' n)."""
 
 
+def labelled(curve: pd.DataFrame) -> pd.DataFrame:
+    """``curve`` with a method fed the hidden tests named so (:data:`HIDDEN_TAG`), as
+    everywhere."""
+    if "hidden_feedback" not in curve.columns:
+        return curve
+    tag = curve["hidden_feedback"].fillna(False).astype(bool).map({True: HIDDEN_TAG, False: ""})
+    return curve.assign(method=curve["method"] + tag)
+
+
 def coverage_figure(curve: pd.DataFrame) -> Figure:
     """Left: tasks with a right program by k draws (log k). Right: the same and every run's
     cumulative tasks by iteration, against mean model tokens a task (log)."""
     import matplotlib.pyplot as plt
 
     fig, (by_k, by_tokens) = plt.subplots(1, 2, figsize=(11, 4.2))
+    curve = labelled(curve)
     draws = curve[curve["kind"] == "draws"]
     for (model, method), group in draws.groupby(["model", "method"], sort=False):
         by_k.plot(group["k"], group["covered"], marker="o", ms=3, label=f"{method} ({model})")
@@ -59,6 +70,7 @@ def _table(frame: pd.DataFrame) -> str:
 def coverage_page(curve: pd.DataFrame, units: pd.DataFrame, command: str) -> str:
     """The page beside the figure: the curves at a few k, every run's last iteration, and the
     draws' right programs per problem."""
+    curve = labelled(curve)
     draws = curve[curve["kind"] == "draws"]
     picked = draws[draws["k"].isin(REPORTED_K) | (draws["k"] == draws["k"].max())]
     at_k = picked.assign(pass_at_k=(100 * picked["pass_at_k"]).round(1),
