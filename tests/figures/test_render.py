@@ -713,6 +713,21 @@ def test_a_method_fed_the_hidden_tests_is_labelled_and_has_no_strict_score(study
     assert labelled.name(methods[1]).endswith("[hidden-test feedback]")
 
 
+def test_a_method_fed_the_hidden_tests_has_no_table3_row(study):
+    """Its "generated" tests are the hidden ones: neither reading, nor the coverage, counts it."""
+    scores = study.scores.assign(hidden_feedback=study.scores["variant"] == "zero_shot")
+    methods = tuple(Method(r.model, r.variant, r in hidden_runs(scores))
+                    for r in identities(scores))
+    labelled = dataclasses.replace(study, scores=scores, methods=methods)
+    assert set(tables.table3_code(study)["variant"]) == {"ramp", "zero_shot"}
+    assert set(tables.table3_code(labelled)["variant"]) == {"ramp"}
+    assert set(tables.table3(labelled)["variant"]) == {"ramp"}
+    assert "zero_shot [hidden-test feedback]" in tables.code_reading_note(labelled)
+    pairs = lambda s: tables.oracle_coverage(s).set_index("measure")["value"][  # noqa: E731
+        "task x run pairs classified"]
+    assert pairs(labelled) < pairs(study)
+
+
 def test_the_truncation_table_counts_cut_answers_per_agent(study):
     costs = study.costs.copy()
     full = (costs["policy"] == "full") & (costs["stage"] == "programmer")

@@ -61,6 +61,16 @@ class Study:
     candidates: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
+    def tested_oracle(self) -> pd.DataFrame:
+        """The oracle frame without the runs fed the hidden tests: their tests are the hidden
+        ones, so neither reading of Table 3, nor the oracle coverage, says anything of them."""
+        hidden = {(m.model, m.variant) for m in self.methods if m.hidden_feedback}
+        if self.oracle.empty or not hidden:
+            return self.oracle
+        keys = zip(self.oracle["model"], self.oracle["variant"], strict=True)
+        return self.oracle[[k not in hidden for k in keys]]
+
+    @property
     def main(self) -> Method:
         """The method figures 3-5 describe: the `ramp` variant of the first model, if run."""
         for m in self.methods:

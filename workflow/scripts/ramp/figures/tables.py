@@ -361,9 +361,9 @@ def _category_cells(counts: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
 def table3(study: Study) -> pd.DataFrame:
     """The text's reading (ramp.analysis.oracle.TEXT_READING): FN/FP/TN/TP per iteration with
     shares, as 'count (pct%)' cells, per method; classified task x run pairs only."""
-    if study.oracle.empty:
+    if study.tested_oracle.empty:
         return pd.DataFrame()
-    counts = oracle_counts(study.oracle)
+    counts = oracle_counts(study.tested_oracle)
     out = counts[["model", "variant", "iteration"]].copy()
     out[list(TABLE3_ORDER)] = _category_cells(counts)
     out["classified"] = counts["total"]
@@ -373,7 +373,7 @@ def table3(study: Study) -> pd.DataFrame:
 def code_reading(study: Study) -> pd.DataFrame:
     """The code's reading (ramp.analysis.oracle.CODE_READING) of every method with generated
     tests, per task and iteration 1..K (K: the study's budget)."""
-    runs = runs_with_generated_tests(study.oracle)
+    runs = runs_with_generated_tests(study.tested_oracle)
     if not runs or study.hidden_attempts.empty:
         return pd.DataFrame()
     h = study.hidden_attempts
@@ -401,7 +401,7 @@ def table3_code(study: Study) -> pd.DataFrame:
 def _table3_method(study: Study) -> Method | None:
     """The method set beside the paper's Table 3: the main one if it has generated tests, else
     the first that has."""
-    runs = runs_with_generated_tests(study.oracle)
+    runs = runs_with_generated_tests(study.tested_oracle)
     if (study.main.model, study.main.variant) in runs:
         return study.main
     return Method(*runs[0]) if runs else None
@@ -456,7 +456,7 @@ def text_reading_note(study: Study) -> str:
 
 def code_reading_note(study: Study) -> str:
     """The code's definition, and the methods it leaves out (no generated tests recorded)."""
-    runs = runs_with_generated_tests(study.oracle)
+    runs = runs_with_generated_tests(study.tested_oracle)
     left = [study.name(m) for m in study.methods if (m.model, m.variant) not in runs]
     note = f"Definition: {CODE_READING}."
     if left:
@@ -475,7 +475,8 @@ def oracle_coverage(study: Study) -> pd.DataFrame:
     source = p["source"] if "source" in p.columns else p["has_oracle"].map(
         {True: "found", False: ""})
     reference = p["reference"] if "reference" in p.columns else pd.Series("none", index=p.index)
-    excluded = study.oracle[study.oracle["iteration"] == study.oracle["iteration"].min()]
+    oracle = study.tested_oracle
+    excluded = oracle[oracle["iteration"] == oracle["iteration"].min()]
     rows = [
         {"measure": "problems", "value": len(p)},
         {"measure": "problems with an oracle program", "value": int(p["has_oracle"].sum())},
