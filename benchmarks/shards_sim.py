@@ -1,8 +1,10 @@
 """How long a study takes on 8 cores and on a 64-GPU Slurm cluster, by shard count: the plan
 Snakemake makes (``snakemake --dag``) scheduled with the per-call seconds measured in the
-default study and in Table 1's (figures/*/data/costs.parquet, hidden_attempts.parquet).
+default study (figures/paper34/data/costs.parquet, hidden_attempts.parquet) and, for the
+paper's study, in a study that ran Table 1's baselines (``--baselines``: its costs.parquet).
 
     .venv/bin/python benchmarks/shards_sim.py            # writes results/benchmarks/shards_sim.json
+    .venv/bin/python benchmarks/shards_sim.py --baselines STUDY/data/costs.parquet  # + the paper
 
 A simulation, not a run: each model job lasts as many calls as its shard's open tasks make,
 at the measured mean seconds of a call of that role (1.5B model, one CPU core); iteration t has
@@ -39,7 +41,7 @@ from ramp.shards import Shard  # noqa: E402
 
 MODEL_RULES = ("reflect", "design_tests", "repair_iteration", "run_method")
 DEFAULT = ROOT / "figures" / "paper34" / "data"
-TABLE1 = ROOT / "figures" / "table1-k3" / "paper10" / "data"
+TABLE1 = ROOT / "figures" / "table1-k3" / "paper10" / "data" / "costs.parquet"  # when published
 BUG_VALIDATION_S_PER_TASK = 817.0 / 343  # docs/results.md: 343 programs in 13 min 37 s, 2 workers
 ALL_TASKS = 343
 GPU_BATCH = 16
@@ -62,7 +64,9 @@ class Costs:
     k_table1: int
 
     @classmethod
-    def measured(cls) -> Costs:
+    def measured(cls, baselines: Path | None) -> Costs:
+        """The default study's per-call seconds; the baselines' from ``baselines`` (a study's
+        costs.parquet with Table 1's baselines at K = 3), which only the paper's study needs."""
         costs = pd.read_parquet(DEFAULT / "costs.parquet")
         full = costs[costs.policy == "full"].set_index(["variant", "stage"])
 
@@ -75,12 +79,15 @@ class Costs:
         open_share = tuple(float(n / ramp.iloc[0]) for n in ramp)
         prog = full.loc[("ramp", "programmer")].calls
         fb = full.loc[("ramp", "feedback_integrator")].calls
-        table1 = pd.read_parquet(TABLE1 / "costs.parquet")
-        t1 = table1[(table1.policy == "full")].set_index(["variant", "stage"])
         tasks = len(attempts[attempts.variant == "ramp"].task_id.unique())
-        baselines = sorted(set(t1.index.get_level_values(0)) - {"ramp", "zero_shot"})
-        total = {v: float(t1.loc[(v, "total")].seconds) for v in baselines}
-        one_call = {v: per_call(v, "programmer", t1) for v in ("zero_shot", "few_shot")}
+        one_call = {"zero_shot": per_call("zero_shot", "programmer")}
+        total: dict[str, float] = {}
+        if baselines is not None:
+            table1 = pd.read_parquet(baselines)
+            t1 = table1[(table1.policy == "full")].set_index(["variant", "stage"])
+            names = sorted(set(t1.index.get_level_values(0)) - {"ramp", "zero_shot"})
+            total = {v: float(t1.loc[(v, "total")].seconds) for v in names}
+            one_call = {v: per_call(v, "programmer", t1) for v in ("zero_shot", "few_shot")}
         return cls(
             e0=per_call("ramp", "feedback_integrator_initial"),
             tests=per_call("ramp", "test_designer"),
@@ -210,12 +217,18 @@ CASES = [
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "results/benchmarks/shards_sim.json")
+    parser.add_argument("--baselines", type=Path, default=TABLE1 if TABLE1.exists() else None,
+                        help="costs.parquet of a study with Table 1's baselines (K = 3); without "
+                             "it the paper's study is not simulated")
     args = parser.parse_args()
-    costs = Costs.measured()
+    costs = Costs.measured(args.baselines)
     rows = []
     print(f"{'study':8} {'machine':8} {'shards':>6} {'jobs':>6} {'model':>6} {'wave':>5} "
           f"{'wall h':>7} {'crit. h':>7} {'work h':>7}")
     for study, configfile, machine, counts in CASES:
+        if study == "paper" and args.baselines is None:
+            print(f"{study:8} {machine:8} skipped: no baselines' costs (--baselines FILE)")
+            continue
         for shards in counts:
             r = simulate(study, configfile, machine, shards, costs)
             rows.append(r)

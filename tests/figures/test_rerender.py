@@ -58,7 +58,7 @@ def test_a_published_summary_gathers_the_committed_subsets_beside_the_drawn_ones
 
 def test_the_repository_commits_redrawable_studies():
     names = [s.name for s in committed_studies(REPO / "figures")]
-    assert "" in names and "table1-k3" in names
+    assert "" in names  # the default study; a named study that publishes adds its own
 
 
 @pytest.mark.slow
@@ -80,7 +80,7 @@ def test_rerender_target_redraws_the_committed_studies_byte_for_byte(tmp_path):
     tables = sorted(p.relative_to(committed) for p in committed.rglob("*")
                     if p.suffix in (".csv", ".md"))
     assert {Path("summary.md"), Path("paper34/tables/table1.csv"),
-            Path("table1-k3/summary.md"), Path("table1-k3/paper10/summary.md")} <= set(tables)
+            Path("paper34/summary.md")} <= set(tables)
     for rel in tables:
         assert (tmp_path / "figures" / rel).read_bytes() == (committed / rel).read_bytes(), rel
     for figure in committed.rglob("figure*.p*"):
@@ -130,4 +130,6 @@ def test_publish_commands_name_each_study_s_config_file(tmp_path):
                  "--config 'study={publish: true}'",
     }
     shipped = publish_commands(REPO / "config")
-    assert set(shipped) == {s.name for s in committed_studies(REPO / "figures")}
+    # Every committed study has its command; a shipped study may be unpublished for now.
+    assert {s.name for s in committed_studies(REPO / "figures")} <= set(shipped)
+    assert {"", "table1-k3", "ramp-plus", "cpp-k3"} <= set(shipped)
