@@ -28,10 +28,10 @@ PAPER10 = ROOT / "data/subsets/paper10.txt"
 needs_real = pytest.mark.skipif(not REAL.exists(), reason="the xCodeEval data set is not here")
 
 
-def make_task(task_id: str, difficulty: int | None) -> Task:
+def make_task(task_id: str, difficulty: int | None, problem_id: str = "p") -> Task:
     return Task(Problem(
         task_id=task_id,
-        problem_id="p",
+        problem_id=problem_id,
         description="",
         input_spec="",
         output_spec="",
@@ -174,3 +174,39 @@ def test_regenerating_cpp65_reproduces_the_committed_file(tmp_path: Path) -> Non
     chosen = select_subset(tasks, "cpp65", id_file=CPP65)
     assert len(chosen) == 65 and {t.problem.language.key for t in chosen} == {"cpp"}
     assert_strata_within_one(chosen, tasks)
+
+
+def test_a_draw_outside_a_list_takes_the_first_task_of_each_other_problem(tmp_path: Path) -> None:
+    tasks = [make_task(f"t{i:02d}", 800 + 100 * (i % 7), problem_id=f"p{i % 5}") for i in range(20)]
+    (tmp_path / "mine.txt").write_text("t00\nt05\n")  # both of problem p0
+    draw = sampling.Draw("other", "x.jsonl", "about", outside="mine")
+    ids = draw.ids(tasks, seed=7, subsets=tmp_path)
+    by_id = {t.task_id: t for t in tasks}
+    assert sorted(by_id[i].problem.problem_id for i in ids) == ["p1", "p2", "p3", "p4"]
+    order = [t.task_id for t in stratified_order(tasks, 7)]
+    for i in ids:  # each problem's first task in the seeded order
+        problem = by_id[i].problem.problem_id
+        assert i == next(o for o in order if by_id[o].problem.problem_id == problem)
+    assert draw.ids(tasks, seed=7, subsets=tmp_path) == ids
+    (tmp_path / "mine.txt").write_text("t99\n")
+    with pytest.raises(SubsetError, match="mine: 1 unknown task id"):
+        draw.ids(tasks, seed=7, subsets=tmp_path)
+
+
+HELDOUT33 = ROOT / "data/subsets/heldout33.txt"
+
+
+@needs_real
+def test_regenerating_heldout33_reproduces_the_committed_file(tmp_path: Path) -> None:
+    out = tmp_path / "heldout33.txt"
+    (tmp_path / "paper34.txt").write_text((ROOT / "data/subsets/paper34.txt").read_text())
+    args = argparse.Namespace(draw="heldout33", jsonl=REAL, seed=2024, out=out)
+    assert sampling.main(args) == 0
+    assert out.read_text() == HELDOUT33.read_text()
+    tasks = load_tasks(REAL).tasks
+    chosen = select_subset(tasks, "heldout33", id_file=HELDOUT33)
+    paper34 = {t.problem.problem_id for t in select_subset(
+        tasks, "paper34", id_file=ROOT / "data/subsets/paper34.txt")}
+    problems = [t.problem.problem_id for t in chosen]
+    assert len(chosen) == 33 and len(set(problems)) == 33 and not set(problems) & paper34
+    assert len(paper34 | set(problems)) == len({t.problem.problem_id for t in tasks})

@@ -1,5 +1,6 @@
 """Subsets of the tasks: `all`, a committed id list (`paper34`, the authors' 34 tasks; `paper10`,
-our own stratified 10% draw; `cpp65`, our C++ draw), or the first N of a stratified order.
+our own stratified 10% draw; `cpp65`, our C++ draw; `heldout33`, one task of every problem
+`paper34` lacks), or the first N of a stratified order.
 
 The paper's 10% subset (34 of 343) "preserves the difficulty distribution". We build one seeded
 order of all tasks in which every prefix keeps the difficulty bands in proportion, so `paper10`
@@ -160,12 +161,26 @@ class Draw:
     """What the list is, after "N of M tasks of FILE, " in its header (may span lines)."""
     size: int | None = None
     by: tuple[str, ...] = ("band",)
+    outside: str | None = None
+    """A committed list: the draw is then the first task, in the order, of every problem that
+    list does not contain (its size is how many such problems there are)."""
 
-    def ids(self, tasks: Sequence[Task], seed: int = DEFAULT_SEED) -> list[str]:
+    def ids(self, tasks: Sequence[Task], seed: int = DEFAULT_SEED,
+            subsets: Path = Path("data/subsets")) -> list[str]:
+        """The list's ids; ``subsets``: where the committed list named by ``outside`` is."""
+        order = stratified_order(tasks, seed, by=self.by)
+        if self.outside is not None:
+            inside = {t.problem.problem_id for t in select_ids(
+                tasks, read_id_list(subsets / f"{self.outside}.txt"), self.outside)}
+            first: dict[str, str] = {}
+            for t in order:
+                if t.problem.problem_id not in inside:
+                    first.setdefault(t.problem.problem_id, t.task_id)
+            return list(first.values())
         n = self.size or paper_size(len(tasks))
         if not 1 <= n <= len(tasks):
             raise SubsetError(f"{self.name}: {n} tasks asked of {len(tasks)}")
-        return [t.task_id for t in stratified_order(tasks, seed, by=self.by)[:n]]
+        return [t.task_id for t in order[:n]]
 
     def command(self, seed: int) -> str:
         """The command that regenerates the list."""
@@ -182,6 +197,9 @@ DRAWS: dict[str, Draw] = {d.name: d for d in (
          "our own stratified draw of as many\n# tasks as the paper's C++ subset (65; its 10% of "
          "641 C++ programs, ours of the 312 over\n# the Ruby set's problems).",
          size=65, by=("band", "outcome")),
+    Draw("heldout33", "../shared/data/xcodeeval-apr-ruby/validation.jsonl",
+         "one task of every problem that\n# paper34 does not contain: a set no method was tuned "
+         "on (docs/coverage.md).", outside="paper34"),
 )}
 """The committed draws, by name."""
 
@@ -195,10 +213,12 @@ def render_id_list(
     picked = band_counts(chosen)
     bands = ", ".join(f"{b}: {picked.get(b, 0)}/{n}" for b, n in population.items())
     first = "10%" if draw.size is None else str(draw.size)
+    made = ("the first task of each such problem in a seeded order" if draw.outside
+            else f"the first {first} of a seeded order")
     strata = f"bands {BAND_EDGES}" + (" and recorded outcomes" if "outcome" in draw.by else "")
     header = [
         f"# {draw.name}: {len(ids)} of {len(tasks)} tasks of {source}, {draw.about}",
-        f"# Made by the first {first} of a seeded order in which every prefix keeps the difficulty",
+        f"# Made by {made} in which every prefix keeps the difficulty",
         f"# {strata} in proportion (ramp.sampling.stratified_order, seed {seed}).",
         f"# Per band, chosen/population: {bands}.",
     ]
@@ -214,7 +234,7 @@ def render_id_list(
     return "\n".join([*header, *ids]) + "\n"
 
 
-HELP = "write a committed, stratified id list (data/subsets/paper10.txt, cpp65.txt)"
+HELP = "write a committed, stratified id list (data/subsets/paper10.txt, cpp65.txt, heldout33.txt)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -233,7 +253,7 @@ def main(args: argparse.Namespace) -> int:
     if not result.tasks:
         print(f"error: {args.jsonl}: no task loaded", flush=True)
         return 1
-    ids = draw.ids(result.tasks, args.seed)
+    ids = draw.ids(result.tasks, args.seed, out.parent)
     digest = hashlib.sha256(args.jsonl.read_bytes()).hexdigest()
     text = render_id_list(result.tasks, ids, args.seed, args.jsonl.name, digest, draw)
     write_text(out, text)
