@@ -49,7 +49,8 @@ def test_every_rule_entry_names_memory_and_runtime(profile: dict) -> None:
 def test_model_stages_ask_for_a_gpu_and_cpu_stages_do_not(profile: dict) -> None:
     res = profile["set-resources"]
     gpu_rules = {r for r, v in res.items() if any(k in v for k in GPU_KEYS)}
-    assert gpu_rules == {"reflect", "design_tests", "repair_iteration", "run_method"}
+    assert gpu_rules == {"reflect", "design_tests", "repair_iteration", "run_method",
+                         "draw_samples"}
     for rule in gpu_rules:
         assert res[rule]["gpu"] == 1
     cpu_only = {"load_tasks", "sample_tasks", "validate_bugs", "summarise_bugs",
