@@ -10,7 +10,9 @@ fails the run, so a run that finishes made zero model calls. Ruby, the sandbox, 
 the scoring run for real. Then it compares the clone's figures with the committed ones: the
 frames (`figures/**/data/*.parquet` of the study folders it drew, the executor's times and
 memory left out; of the costs, calls and tokens) and the tables (`*.csv`, cost tables left out:
-they hold the executor's seconds of this run). Uses this checkout's virtual
+they hold the executor's seconds of this run), and the answers the replay used (copied into the
+clone's model cache) with the committed ones: a committed answer no study used is reported, as
+`data/answers/` is to hold only what its studies use. Uses this checkout's virtual
 environment and the data set the config names; commit before running it (the clone is HEAD).
 Writes results/benchmarks/clone_replay.json.
 """
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+from ramp.llm import answers
 from shards_bench import MEASURED, differences
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,6 +108,10 @@ def main() -> int:
         table_diffs = sorted(name for name in old.keys() | new.keys()
                              if old.get(name) != new.get(name))
         steps = [line for line in done.stderr.splitlines() if "steps (100%) done" in line]
+        cache = yaml.safe_load((ROOT / args.configfile).read_text(encoding="utf-8"))
+        used = {entry["key"] for entry in answers.cache_entries(
+            clone / cache["models"]["cache"]["dir"])}
+        committed_keys = set(answers.load([ROOT / "data" / "answers"]))
     report = {
         "commit": commit, "config": args.configfile, "cores": args.cores,
         "wall_seconds": round(wall, 1), "model_calls": 0,  # replay-only: a miss fails the run
@@ -112,12 +119,14 @@ def main() -> int:
         "studies": sorted(str(study) for study in studies),
         "frames_compared": len(ours), "frames_differing": frame_diffs,
         "tables_compared": len(old), "tables_differing": table_diffs,
+        "answers_used": len(used), "answers_committed": len(committed_keys),
+        "answers_unused": len(committed_keys - used),
     }
     out = ROOT / "results" / "benchmarks" / "clone_replay.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
-    return 0 if not frame_diffs and not table_diffs else 1
+    return 0 if not frame_diffs and not table_diffs and committed_keys <= used else 1
 
 
 if __name__ == "__main__":
