@@ -2,6 +2,7 @@
 committed number comes back.
 
     .venv/bin/python benchmarks/clone_replay.py [--configfile config/config.yaml] [--cores 2]
+        [--answers data/answers/default-paper34.jsonl.gz]
 
 Clones the repository's HEAD into a temporary folder (no `results/`, no model cache), and runs
 `snakemake --cores N all` there on the study's config with the model cache in replay-only mode:
@@ -11,9 +12,11 @@ the scoring run for real. Then it compares the clone's figures with the committe
 frames (`figures/**/data/*.parquet` of the study folders it drew, the executor's times and
 memory left out; of the costs, calls and tokens) and the tables (`*.csv`, cost tables left out:
 they hold the executor's seconds of this run), and the answers the replay used (copied into the
-clone's model cache) with the committed ones: a committed answer no study used is reported, as
-`data/answers/` is to hold only what its studies use. Uses this checkout's virtual
-environment and the data set the config names; commit before running it (the clone is HEAD).
+clone's model cache) with the study's committed file (`--answers`): an answer of that file the
+study did not use is reported and fails the check, as each file is to hold only what its study
+uses. The clone publishes (`study.publish`), so that its figures are where the committed ones
+are. Uses this checkout's virtual environment and the data set the config names; commit before
+running it (the clone is HEAD).
 Writes results/benchmarks/clone_replay.json.
 """
 
@@ -31,8 +34,9 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
-from ramp.llm import answers
 from shards_bench import MEASURED, differences
+
+from ramp.llm import answers
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMED_TABLES = ("costs.csv", "cost_summary.csv")  # hold this run's executor seconds
@@ -46,7 +50,7 @@ def overrides(config: Path) -> dict:
     and the model cache in replay-only mode."""
     base = yaml.safe_load(config.read_text(encoding="utf-8"))
     out: dict = {"data": {"jsonl": str((ROOT / base["data"]["jsonl"]).resolve())},
-                 "models": {"cache": {"mode": "replay-only"}}}
+                 "models": {"cache": {"mode": "replay-only"}}, "study": {"publish": True}}
     if base.get("authors", {}).get("outcomes"):
         out["authors"] = {"outcomes": str((ROOT / base["authors"]["outcomes"]).resolve())}
     return out
@@ -77,6 +81,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configfile", default="config/config.yaml")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--answers", default="data/answers/default-paper34.jsonl.gz",
+                        help="the study's committed answers file")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ramp-clone-") as tmp:
         clone = Path(tmp) / "ramp"
@@ -111,7 +117,7 @@ def main() -> int:
         cache = yaml.safe_load((ROOT / args.configfile).read_text(encoding="utf-8"))
         used = {entry["key"] for entry in answers.cache_entries(
             clone / cache["models"]["cache"]["dir"])}
-        committed_keys = set(answers.load([ROOT / "data" / "answers"]))
+        committed_keys = set(answers.load([ROOT / args.answers]))
     report = {
         "commit": commit, "config": args.configfile, "cores": args.cores,
         "wall_seconds": round(wall, 1), "model_calls": 0,  # replay-only: a miss fails the run

@@ -224,6 +224,9 @@ def test_ramp_plus_ablation_has_a_row_per_variant_run(study):
     both = with_copy_of_ramp(plus, "ramp_plus_no_gate")
     table = tables.ramp_plus_ablation(both).set_index("variant")
     assert list(table.index) == ["RAMP+", "w/o sample gate"]
+    assert tables.breadth_ablation(both).empty  # no breadth run
+    wide = with_copy_of_ramp(study, "breadth")
+    assert list(tables.breadth_ablation(wide).variant) == ["Breadth", "RAMP"]  # RAMP's cost
     ramp = tables.table1(study).set_index("method").loc["ramp"]
     row = table.loc["RAMP+"]
     assert row["strict pass@1"] == ramp["strict pass@1"] == pytest.approx(33.3)
@@ -235,6 +238,7 @@ def test_ramp_plus_ablation_has_a_row_per_variant_run(study):
     calls = 2 * len(TASKS) + attempts + failed
     assert row["model calls a task"] == pytest.approx(round(calls / len(TASKS), 1))
     assert row["model tokens a task"] == round(60 * calls / len(TASKS))
+    assert row["model minutes a task"] >= 0
 
 
 @pytest.mark.parametrize("draw", [plots.figure2, plots.figure3, plots.figure4, plots.figure5,

@@ -51,6 +51,7 @@ ROLE_MARKERS = {
     "careful tester": "test_design",
     "repairs buggy programs": "programmer",
     "Repair the buggy program": "programmer",
+    "fails some of the problem's": "programmer",
     "automated program repair tool": "programmer",
     "analyst of a small software team": "analyst",
     "coder of a small software team": "programmer",

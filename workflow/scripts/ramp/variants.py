@@ -18,7 +18,7 @@ from ramp.methods import METHODS
 PROGRAMMER_STYLES = ("cot", "scot", "zero_shot", "few_shot")
 REFLECTION_STRATEGIES = ("direct", "spec")
 PROGRAMMER_CONTEXTS = ("history", "latest")
-STOP_RULES = ("confident", "generated", "budget")
+STOP_RULES = ("confident", "generated", "settled", "budget")
 HIDDEN_FEEDBACK_METHODS = ("ramp", "chatrepair", "lantern")
 """The methods that can take the hidden tests' outcomes as feedback (``hidden_feedback``)."""
 
@@ -101,10 +101,19 @@ class Variant:
     """RAMP+: the Programmer refines the best candidate seen and the best one is returned (off:
     it refines, and the method returns, the latest iteration's choice, as RAMP does)."""
     stop_rule: str = "confident"
-    """RAMP+: ``confident`` (the chosen group is confident: docs/ramp_plus.md), ``generated``
-    (RAMP's rule: the chosen candidate passes every check) or ``budget`` (never stop early)."""
+    """RAMP+ and breadth: ``confident`` (the chosen group is confident: docs/ramp_plus.md),
+    ``generated`` (RAMP's rule: the chosen candidate passes every check), ``settled`` (the
+    chosen group passes the samples, has ``confident_votes`` programs and no close rival:
+    docs/breadth.md) or ``budget`` (never stop early)."""
     confident_votes: int = 2
-    """RAMP+: distinct programs the chosen group needs for the confident stop rule."""
+    """RAMP+ and breadth: distinct programs the chosen group needs for the confident or settled
+    stop rule."""
+    draw_styles: tuple[str, ...] = ("zero_shot",)
+    """Breadth: the Programmer prompts (styles of ``programmer_style``) its independent draws
+    cycle through, draw i taking style i mod their number."""
+    debug_rounds: int = 0
+    """Breadth: times a draw that fails a sample test is shown those failures and rewritten
+    (samples only; 0: no debugging)."""
     code_temperature: float = 0.8
     """Sampling temperature of the calls that write code (the Programmer's, a baseline's coder)."""
     analysis_temperature: float = 0.1
@@ -151,6 +160,15 @@ class Variant:
                 f"variant {self.name!r}: hidden_feedback is for the methods "
                 f"{', '.join(HIDDEN_FEEDBACK_METHODS)}, not {self.method!r}"
             )
+        object.__setattr__(self, "draw_styles", tuple(self.draw_styles))  # YAML gives lists
+        bad = [s for s in self.draw_styles if s not in PROGRAMMER_STYLES]
+        if bad or not self.draw_styles:
+            raise ValueError(
+                f"variant {self.name!r}: draw_styles must name styles of "
+                f"{', '.join(PROGRAMMER_STYLES)}, not {list(self.draw_styles)!r}"
+            )
+        if self.debug_rounds < 0:
+            raise ValueError(f"variant {self.name!r}: debug_rounds must be >= 0")
         if self.candidates < 1 or self.confident_votes < 1:
             raise ValueError(f"variant {self.name!r}: candidates and confident_votes must be >= 1")
 

@@ -12,6 +12,9 @@ from ramp.tasks import Problem
 from ramp.variants import Variant
 
 ROLE = "programmer"
+ROLE_DEBUG = "debug"
+"""A rewrite of one program after it failed a sample test (the breadth method's)."""
+DEBUG_TEMPLATE = "programmer/debug"
 
 
 def template(variant: Variant) -> str:
@@ -37,6 +40,16 @@ def prompt(
          "reflections": [r for r in reflections if r.strip()],
          "previous_code": previous_code, "previous_traces": previous_traces},
     )
+
+
+def debug_prompt(
+    lib: PromptLibrary, task: Problem, variant: Variant, code: str, failures: str
+) -> tuple[ChatMessage, ...]:
+    """A program and the sample tests it fails, asking for the whole corrected program (no
+    reflection, no other candidate: ramp.methods.breadth)."""
+    return lib.render(DEBUG_TEMPLATE, {"task": task, "view": variant.programmer_view,
+                                       "reflections": [], "previous_code": code,
+                                       "previous_traces": failures})
 
 
 def parse(answer: str, language: Language) -> ExtractedProgram:

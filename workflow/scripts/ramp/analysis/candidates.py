@@ -1,9 +1,10 @@
 """Every program a method wrote, on the hidden tests: is generation or selection the ceiling?
 
 A run's attempts hold one program per iteration: the one the method would return if stopped
-there. RAMP+ (ramp.methods.ramp_plus) writes several an iteration and keeps one; the others live
-only in its answers: candidate 0 of an iteration in ``programmer_response``, candidates 1.. as
-``candidate`` calls in ``other_calls`` (in order), and all of them in the ``selection`` record
+there. RAMP+ (ramp.methods.ramp_plus) and the breadth method (ramp.methods.breadth) write several
+an iteration and keep one; the others live only in their answers: an iteration's first program
+in ``programmer_response``, the others as ``candidate`` (and ``debug``) calls in ``other_calls``
+(in order), and all of them in the ``selection`` record
 (id "t.k", seed, parse status, and the groups they fell in). This stage parses them back as the
 method did (:func:`candidate_programs`; a parse that disagrees with the record is an error: the
 parser changed since the run) and runs each distinct program on the hidden tests
@@ -32,6 +33,9 @@ from ramp.tasks import Task
 
 ROLE_CANDIDATE = "candidate"
 """The role of RAMP+'s Programmer calls after an iteration's first (ramp.methods.ramp_plus)."""
+PROGRAM_ROLES = (ROLE_CANDIDATE, programmer.ROLE_DEBUG)
+"""The ``other_calls`` roles that write a program: RAMP+'s and the breadth method's further
+draws, and the breadth method's rewrites of a draw (ramp.methods.breadth)."""
 
 CANDIDATE_COLUMNS: tuple[str, ...] = (
     "task_id", "problem_id", "iteration", "candidate", "seed", "parse_status", "edit",
@@ -47,11 +51,11 @@ Progress = Callable[[int, int, str, str, bool], None]
 
 
 def _answers(row: Any) -> list[str]:
-    """An attempt's Programmer answers in the order they were made: the first call's, then
-    the ``candidate`` calls'."""
+    """An attempt's programs' answers in the order they were made: the first Programmer
+    call's, then the ``candidate`` and ``debug`` calls'."""
     others = row.other_calls if row.other_calls is not None else ()
     return [row.programmer_response or "",
-            *(c["response"] for c in others if c["role"] == ROLE_CANDIDATE)]
+            *(c["response"] for c in others if c["role"] in PROGRAM_ROLES)]
 
 
 def _final_ranks(record: Mapping[str, Any]) -> dict[str, int]:

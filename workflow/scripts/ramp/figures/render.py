@@ -42,6 +42,9 @@ TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "table4": (tables.table4, "Table 4: prompting ablations (cumulative pass@1, %)"),
     "ramp_plus_ablation": (tables.ramp_plus_ablation, "RAMP+ with each switch off in turn "
                            "(docs/ramp_plus.md; pass@1 %, model calls and tokens a task)"),
+    "breadth_ablation": (tables.breadth_ablation, "The breadth method with each switch off in "
+                         "turn, and RAMP (docs/breadth.md; pass@1 %, model calls, tokens and "
+                         "minutes a task)"),
     "candidates": (tables.candidates, "Generation vs selection: every program a method wrote "
                    "on the hidden tests, against the one it returns (tasks)"),
     "cost_summary": (tables.cost_summary, "Cost per method (full run; E.S.: early stopping)"),

@@ -52,6 +52,14 @@ RAMP_PLUS_VARIANTS = {
     "w/o agreement", "ramp_plus_no_distinguish": "w/o distinguishing inputs",
     "ramp_plus_latest": "refine the latest", "ramp_plus_ramp_stop": "RAMP's stop rule",
 }
+# The breadth method's switches, one off in each variant (config.yaml, docs/breadth.md), and
+# RAMP, whose cost it is held to.
+BREADTH_VARIANTS = {
+    "breadth": "Breadth", "breadth_one_prompt": "one prompt (Zero-Shot draws only)",
+    "breadth_no_debug": "w/o debugging on the samples", "breadth_no_groups": "w/o grouping",
+    "breadth_no_distinguish": "w/o distinguishing inputs", "breadth_no_stop": "w/o stop rule",
+    "ramp": "RAMP",
+}
 
 
 def _pct(x: float) -> float:
@@ -267,10 +275,20 @@ def table4(study: Study) -> pd.DataFrame:
 
 def ramp_plus_ablation(study: Study) -> pd.DataFrame:
     """RAMP+ and each of its switches off, per model: strict and cumulative pass@1 (over tasks
-    and per problem) and model calls and tokens a task; empty unless RAMP+ and an ablation of
-    it ran."""
-    present = _variants_run(study, RAMP_PLUS_VARIANTS)
-    if "ramp_plus" not in present or len(present) < 2:
+    and per problem) and model calls, tokens and minutes a task; empty unless RAMP+ and an
+    ablation of it ran."""
+    return _switch_ablation(study, RAMP_PLUS_VARIANTS, "ramp_plus")
+
+
+def breadth_ablation(study: Study) -> pd.DataFrame:
+    """The breadth method and each of its switches off, and RAMP, as
+    :func:`ramp_plus_ablation`: its cost a task beside RAMP's in one table."""
+    return _switch_ablation(study, BREADTH_VARIANTS, "breadth")
+
+
+def _switch_ablation(study: Study, labels: dict[str, str], base: str) -> pd.DataFrame:
+    present = _variants_run(study, labels)
+    if base not in present or len(present) < 2:
         return pd.DataFrame()
     costs = cost_summary(study).query("policy == 'full'").set_index(["model", "variant"])
     rows = []
@@ -283,12 +301,13 @@ def ramp_plus_ablation(study: Study) -> pd.DataFrame:
             c = costs.loc[(model, variant)]
             scores = method_scores(study, method)
             rows.append({
-                "model": model, "variant": RAMP_PLUS_VARIANTS[variant],
+                "model": model, "variant": labels[variant],
                 **{k: scores[k] for k in ("strict pass@1", "strict (per problem)",
                                           "cumulative pass@1", "cumulative (per problem)")},
                 "model calls a task": round(c["model calls"] / tasks, 1),
                 "model tokens a task": round(
                     (c["prompt tokens"] + c["completion tokens"]) / tasks),
+                "model minutes a task": round(60 * c["model hours"] / tasks, 1),
             })
     return pd.DataFrame(rows)
 

@@ -20,6 +20,7 @@ METHODS: dict[str, str] = {
     "self_collaboration": "ramp.methods.self_collaboration",
     "lantern": "ramp.methods.lantern",
     "ramp_plus": "ramp.methods.ramp_plus",
+    "breadth": "ramp.methods.breadth",
 }
 # Methods the workflow runs as per-iteration batch stages (reflect, design_tests,
 # repair_iteration) rather than as one run_method job.

@@ -68,6 +68,9 @@ class Bench:
     samples: tuple[TestCase, ...]
     evidence: tuple[TestCase, ...]
     large: tuple[TestCase, ...]
+    scored_from: int = 0
+    """Evidence tests before this index supply inputs only: their expected outputs are not
+    counted (the breadth method's model-written tests; a judged input added later counts)."""
 
     @classmethod
     def of(cls, problem: Problem, generated: Sequence[TestCase], *, gate: bool) -> Bench:
@@ -86,11 +89,13 @@ class Bench:
         return replace(self, evidence=(*self.evidence, test))
 
     def as_checked(self, report: RunReport) -> RunReport:
-        """A report on :attr:`tests` with a large test's wrong answer counted as passed: its
-        expected output is not checked."""
+        """A report on :attr:`tests` with a wrong answer counted as passed where the expected
+        output is not checked: the large tests, and evidence before :attr:`scored_from`."""
+        inputs_only = range(len(self.samples), len(self.samples) + self.scored_from)
         start = len(self.samples) + len(self.evidence)
         results = tuple(
-            replace(r, verdict=Verdict.PASSED) if i >= start and r.verdict is Verdict.WRONG_ANSWER
+            replace(r, verdict=Verdict.PASSED)
+            if (i >= start or i in inputs_only) and r.verdict is Verdict.WRONG_ANSWER
             else r for i, r in enumerate(report.results))
         return replace(report, results=results)
 
@@ -150,7 +155,7 @@ def entry(candidate: Candidate, bench: Bench, runner: Runner) -> Entry:
         gated=not report.compile_error and all(r.verdict is Verdict.PASSED for r in samples),
         outputs=tuple(canonical_output(r.stdout_tail) if r.verdict in _RAN
                       else f"!{r.verdict.value}" for r in evidence),
-        agreed=sum(r.verdict is Verdict.PASSED for r in evidence),
+        agreed=sum(r.verdict is Verdict.PASSED for r in evidence[bench.scored_from:]),
         large=tuple("ok" if r.verdict in _RAN else r.verdict.value for r in large),
     )
 
@@ -217,6 +222,8 @@ def _stop(selection: Selection, ctx: MethodContext) -> str:
         return "confident"
     if rule == "generated" and selection.passes_every_check():
         return "generated"
+    if rule == "settled" and selection.settled(ctx.variant.confident_votes):
+        return "settled"
     return ""
 
 
@@ -252,12 +259,14 @@ def choose(
     ctx: MethodContext, t: int, asked: set[tuple[str, str]],
 ) -> Choice:
     """Rank ``considered`` on ``bench``; when the two best groups are close and that pair was
-    not put to the Arbiter yet (``asked``, updated), ask it and rank again."""
+    not put to the Arbiter yet (``asked``, updated), ask it and rank again. Where the bench's
+    first evidence supplies inputs only (``scored_from``), the judged outputs rank first."""
     v = ctx.variant
 
     def ranked(bench: Bench) -> Selection:
         return select([entry(c, bench, runner) for c in considered],
-                      evidence=len(bench.evidence), use_votes=v.agreement_selection)
+                      evidence=len(bench.evidence) - bench.scored_from,
+                      use_votes=v.agreement_selection, agreement_first=bench.scored_from > 0)
 
     selection, distinction = ranked(bench), None
     if v.distinguishing_inputs and selection.close:

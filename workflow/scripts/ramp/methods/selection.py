@@ -129,6 +129,8 @@ class Selection:
     groups: tuple[Group, ...]
     evidence: int
     """How many evidence tests (expected outputs) the candidates were compared with."""
+    agreement_first: bool = False
+    """Expected outputs matched rank before the score (:func:`select`)."""
 
     @property
     def best(self) -> Group | None:
@@ -143,10 +145,14 @@ class Selection:
 
     @property
     def close(self) -> bool:
-        """The best and the runner-up are within CLOSE_MARGIN: the evidence does not settle it."""
+        """The best and the runner-up are within CLOSE_MARGIN: the evidence does not settle it
+        (where agreement ranks first, a judged output that tells them apart settles it)."""
         best, second = self.best, self.runner_up
-        return best is not None and second is not None and \
-            best.score - second.score <= CLOSE_MARGIN
+        if best is None or second is None:
+            return False
+        if self.agreement_first and best.agreed != second.agreed:
+            return False
+        return best.score - second.score <= CLOSE_MARGIN
 
     def confident(self, votes: int) -> bool:
         """The stop rule ``confident``: the chosen group passes the sample tests, at least
@@ -156,6 +162,13 @@ class Selection:
         best = self.best
         return (best is not None and best.gated and best.votes >= votes and self.evidence > 0
                 and 2 * best.agreed >= self.evidence and not self.close)
+
+    def settled(self, votes: int) -> bool:
+        """The stop rule ``settled`` (the breadth method's): the chosen group passes the sample
+        tests, at least ``votes`` distinct programs in it behave alike on every input, and no
+        competing group is close to it. Expected outputs count only as the score does."""
+        best = self.best
+        return best is not None and best.gated and best.votes >= votes and not self.close
 
     def passes_every_check(self) -> bool:
         """The stop rule ``generated`` (RAMP's): the chosen candidate passes the sample gate,
@@ -168,10 +181,13 @@ class Selection:
         return [g.summary() for g in self.groups]
 
 
-def select(entries: Sequence[Entry], *, evidence: int, use_votes: bool = True) -> Selection:
+def select(entries: Sequence[Entry], *, evidence: int, use_votes: bool = True,
+           agreement_first: bool = False) -> Selection:
     """Group ``entries`` by behaviour (outputs on the evidence inputs, status on the large ones)
     and rank the groups: gated first, then score, then the smaller edit, then the earlier
-    candidate (``entries`` are in the order they were made)."""
+    candidate (``entries`` are in the order they were made). ``agreement_first``: expected
+    outputs matched rank before the score (the breadth method, where only judged outputs are
+    expected outputs: a judge's verdict outweighs any number of votes)."""
     order = _order(entries)
     by_behaviour: dict[tuple[bool, tuple[str, ...], tuple[str, ...]], list[Entry]] = {}
     for e in entries:
@@ -181,6 +197,6 @@ def select(entries: Sequence[Entry], *, evidence: int, use_votes: bool = True) -
         ranked = sorted(members, key=lambda e: (e.edit, order[e.id]))
         groups.append(Group(tuple(ranked), len({program_key(e.code) for e in members}),
                             use_votes))
-    groups.sort(key=lambda g: (not g.gated, -g.score, g.representative.edit,
-                               order[g.representative.id]))
-    return Selection(tuple(groups), evidence)
+    groups.sort(key=lambda g: (not g.gated, -g.agreed if agreement_first else 0, -g.score,
+                               g.representative.edit, order[g.representative.id]))
+    return Selection(tuple(groups), evidence, agreement_first)
