@@ -1,4 +1,5 @@
-"""RAMP+'s selection as pure functions: grouping, scores, the gate, ties, closeness, stop rules."""
+"""RAMP+'s and the breadth method's selection as pure functions: grouping, scores, the gate,
+ties, closeness, stop rules."""
 
 from __future__ import annotations
 
@@ -101,3 +102,26 @@ def test_summary_names_members_and_scores():
     sel = select([entry("1.0", "x", edit=2), entry("1.1", "y", edit=1)], evidence=1)
     assert sel.summary() == [{"members": ["1.1", "1.0"], "votes": 2, "agreed": 1,
                               "large_failures": 0, "gated": True, "score": 3, "edit": 1}]
+
+
+def test_a_judged_output_outranks_votes_where_agreement_ranks_first():
+    many = [entry("1.0", "puts 11", outputs=("11",), agreed=0),
+            entry("1.1", "p 11", outputs=("11",), agreed=0),
+            entry("1.2", "print 11", outputs=("11",), agreed=0)]
+    right = entry("1.3", "puts 10", outputs=("10",), agreed=1, edit=5)
+    by_score = select([*many, right], evidence=1)  # 3 votes against 1 vote + 1 agreed
+    assert by_score.best.representative.id == "1.0" and by_score.close  # 3 against 2
+    judged = select([*many, right], evidence=1, agreement_first=True)
+    assert judged.best.representative.id == "1.3" and not judged.close
+    assert not judged.settled(2) and judged.best.votes == 1  # one program: not settled
+
+
+def test_the_settled_stop_rule_needs_votes_and_no_close_rival():
+    two = [entry("1.0", "puts 2", agreed=0), entry("1.1", "p 2", agreed=0)]
+    assert select(two, evidence=0).settled(2)
+    assert not select(two, evidence=0).settled(3)
+    rival = entry("1.2", "puts 3", outputs=("3",), agreed=0)
+    assert select([*two, rival], evidence=0).close  # 2 votes against 1
+    assert not select([*two, rival], evidence=0).settled(2)
+    gated_out = entry("1.3", "puts 4", outputs=("4",), agreed=0, gated=False)
+    assert select([*two, gated_out], evidence=0).settled(2)  # a gated-out group competes not

@@ -148,8 +148,8 @@ def _record(t: int, made: Sequence[Lineage], choice: Choice, ctx: MethodContext)
         "candidates": [{"id": c.id, "seed": c.seed, "parse_status": c.program.status,
                         "edit": c.edit, "draw": lin.draw, "style": lin.style}
                        for lin in made for c in lin.versions],
-        "samples": len(bench.samples), "inputs": bench.scored_from,
-        "evidence": len(bench.evidence) - bench.scored_from, "large": len(bench.large),
+        "samples": len(bench.samples), "inputs": len(bench.evidence) - bench.expected,
+        "evidence": bench.expected, "large": len(bench.large),
         "groups": sel.summary(),
         "chosen": sel.best.representative.id if sel.best else None, "close": sel.close,
         "settled": sel.settled(v.confident_votes),
@@ -164,9 +164,7 @@ def repair(problem: Problem, ctx: MethodContext) -> list[Attempt]:
     design = design_tests([problem], llm=ctx.llm, lib=ctx.lib, variant=v, executor=ctx.ruby,
                           seed=ctx.seed)[0]
     generated = design.tests if design.source == "generated" else ()
-    plain = Bench.of(problem, generated, gate=v.sample_gate)
-    # Inputs only: every expected output before scored_from is ignored (a judged one counts).
-    bench = replace(plain, scored_from=len(plain.evidence))
+    bench = replace(Bench.of(problem, generated, gate=v.sample_gate), inputs_only=True)
     runner = Runner(ctx.executor(problem), problem.limits)
     pool: list[Candidate] = []
     asked: set[tuple[str, str]] = set()

@@ -48,6 +48,8 @@ ROLE_CANDIDATE = "candidate"
 SEED_STRIDE = 1000
 """Candidate k of iteration t samples with seed + t + SEED_STRIDE * k: candidate 0 uses RAMP's
 seed of iteration t, and no two candidates of a task share a seed while K < SEED_STRIDE."""
+JUDGED = "judged"
+"""The kind of a test the Arbiter's judge gave its expected output."""
 MAX_JUDGED_OUTPUT = 2000
 """A distinguishing input whose outputs are longer than this is not put to the judge."""
 EVIDENCE_NOTE = ("The expected outputs of these tests were written by a model and may be "
@@ -68,9 +70,9 @@ class Bench:
     samples: tuple[TestCase, ...]
     evidence: tuple[TestCase, ...]
     large: tuple[TestCase, ...]
-    scored_from: int = 0
-    """Evidence tests before this index supply inputs only: their expected outputs are not
-    counted (the breadth method's model-written tests; a judged input added later counts)."""
+    inputs_only: bool = False
+    """The generated evidence supplies inputs only: its expected outputs count for nothing, and
+    a judged input's output is the only expected output (the breadth method's)."""
 
     @classmethod
     def of(cls, problem: Problem, generated: Sequence[TestCase], *, gate: bool) -> Bench:
@@ -88,15 +90,23 @@ class Bench:
     def with_evidence(self, test: TestCase) -> Bench:
         return replace(self, evidence=(*self.evidence, test))
 
+    def scored(self, test: TestCase) -> bool:
+        """Whether an evidence test's expected output counts."""
+        return not self.inputs_only or test.kind == JUDGED
+
+    @property
+    def expected(self) -> int:
+        """The evidence tests whose expected outputs count."""
+        return sum(map(self.scored, self.evidence))
+
     def as_checked(self, report: RunReport) -> RunReport:
         """A report on :attr:`tests` with a wrong answer counted as passed where the expected
-        output is not checked: the large tests, and evidence before :attr:`scored_from`."""
-        inputs_only = range(len(self.samples), len(self.samples) + self.scored_from)
-        start = len(self.samples) + len(self.evidence)
+        output is not checked: the large tests, and evidence that supplies inputs only."""
+        unchecked = {*(t for t in self.evidence if not self.scored(t)), *self.large}
         results = tuple(
             replace(r, verdict=Verdict.PASSED)
-            if (i >= start or i in inputs_only) and r.verdict is Verdict.WRONG_ANSWER
-            else r for i, r in enumerate(report.results))
+            if t in unchecked and r.verdict is Verdict.WRONG_ANSWER else r
+            for t, r in zip(self.tests, report.results, strict=True))
         return replace(report, results=results)
 
 
@@ -155,7 +165,8 @@ def entry(candidate: Candidate, bench: Bench, runner: Runner) -> Entry:
         gated=not report.compile_error and all(r.verdict is Verdict.PASSED for r in samples),
         outputs=tuple(canonical_output(r.stdout_tail) if r.verdict in _RAN
                       else f"!{r.verdict.value}" for r in evidence),
-        agreed=sum(r.verdict is Verdict.PASSED for r in evidence[bench.scored_from:]),
+        agreed=sum(r.verdict is Verdict.PASSED
+                   for t, r in zip(bench.evidence, evidence, strict=True) if bench.scored(t)),
         large=tuple("ok" if r.verdict in _RAN else r.verdict.value for r in large),
     )
 
@@ -211,7 +222,7 @@ def distinguish(
         log.update(input=stdin, output_a=out_a, output_b=out_b, choice=choice)
         if choice:
             chosen = out_a if choice == "A" else out_b
-            return Distinction(TestCase(stdin, (chosen,), kind="judged"), log, tuple(calls))
+            return Distinction(TestCase(stdin, (chosen,), kind=JUDGED), log, tuple(calls))
         break
     return Distinction(None, log, tuple(calls))
 
@@ -259,14 +270,14 @@ def choose(
     ctx: MethodContext, t: int, asked: set[tuple[str, str]],
 ) -> Choice:
     """Rank ``considered`` on ``bench``; when the two best groups are close and that pair was
-    not put to the Arbiter yet (``asked``, updated), ask it and rank again. Where the bench's
-    first evidence supplies inputs only (``scored_from``), the judged outputs rank first."""
+    not put to the Arbiter yet (``asked``, updated), ask it and rank again. Where the evidence
+    supplies inputs only, the judged outputs rank first."""
     v = ctx.variant
 
     def ranked(bench: Bench) -> Selection:
         return select([entry(c, bench, runner) for c in considered],
-                      evidence=len(bench.evidence) - bench.scored_from,
-                      use_votes=v.agreement_selection, agreement_first=bench.scored_from > 0)
+                      evidence=bench.expected, use_votes=v.agreement_selection,
+                      agreement_first=bench.inputs_only)
 
     selection, distinction = ranked(bench), None
     if v.distinguishing_inputs and selection.close:
