@@ -29,6 +29,9 @@ ROLE_MARKERS = {
     "programs into Ruby, keeping": "back_translator",
     "plans repairs": "planner",
     "implements a repair plan": "programmer",
+    "You find inputs on which two programs": "distinguish",
+    "You decide which of two outputs": "judge",
+    "fails some of the problem's": "debug",
 }
 
 

@@ -18,7 +18,7 @@ from ramp.methods.base import Executors, MethodContext, sandbox_executors
 from ramp.methods.frames import attempts_frame
 from ramp.tasks import Task, TestCase
 from ramp.variants import Variant
-from tests.agents.scripted import ROLE_MARKERS, ScriptedAgents, ruby
+from tests.agents.scripted import ScriptedAgents, ruby
 from tests.methods.test_ramp_plus import (
     FITS_WRONG,
     RIGHT,
@@ -37,13 +37,6 @@ def executors():
     ex = sandbox_executors(workers=2)
     yield ex
     ex.close()
-
-
-@pytest.fixture(autouse=True)
-def roles(monkeypatch):
-    monkeypatch.setitem(ROLE_MARKERS, "You find inputs on which two programs", "distinguish")
-    monkeypatch.setitem(ROLE_MARKERS, "You decide which of two outputs", "judge")
-    monkeypatch.setitem(ROLE_MARKERS, "fails some of the problem's", "debug")
 
 
 def wide(**fields) -> Variant:

@@ -16,7 +16,7 @@ from ramp.methods import ramp_plus
 from ramp.methods.base import MethodContext, sandbox_executors
 from ramp.methods.frames import attempts_frame
 from ramp.variants import Variant
-from tests.agents.scripted import ROLE_MARKERS, ScriptedAgents, ruby
+from tests.agents.scripted import ScriptedAgents, ruby
 
 TESTS_ONE_WRONG = """### Test 1 (basic)
 Input:
@@ -70,12 +70,6 @@ def executors():
     ex = sandbox_executors(workers=2)
     yield ex
     ex.close()
-
-
-@pytest.fixture(autouse=True)
-def arbiter_roles(monkeypatch):
-    monkeypatch.setitem(ROLE_MARKERS, "You find inputs on which two programs", "distinguish")
-    monkeypatch.setitem(ROLE_MARKERS, "You decide which of two outputs", "judge")
 
 
 def plus(**fields) -> Variant:
