@@ -6,12 +6,10 @@ from __future__ import annotations
 import dataclasses
 import threading
 
-import pytest
-
 from ramp.llm import FakeLLM, SamplingParams, messages
 from ramp.llm.batching import BatchingLLM
 from ramp.methods import method
-from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
+from ramp.methods.base import MethodContext, solve_tasks
 from ramp.methods.frames import attempts_frame
 from ramp.variants import Variant
 from tests.agents.scripted import role_of, ruby
@@ -93,13 +91,6 @@ def test_a_failing_batch_fails_every_caller_in_it() -> None:
     llm = BatchingLLM(FakeLLM(respond=boom), max_batch=4, wait_s=10.0)
     answers = call_together(llm, [("x", SamplingParams())] * 3)
     assert answers == ["error: model died"] * 3
-
-
-@pytest.fixture(scope="module")
-def executors():
-    pool = sandbox_executors(workers=2)
-    yield pool
-    pool.close()
 
 
 def test_tasks_side_by_side_give_the_attempts_of_one_by_one_in_fewer_model_calls(

@@ -14,7 +14,7 @@ import pytest
 from ramp.agents import programmer
 from ramp.analysis.candidates import candidate_programs
 from ramp.methods import breadth
-from ramp.methods.base import Executors, MethodContext, sandbox_executors
+from ramp.methods.base import Executors, MethodContext
 from ramp.methods.frames import attempts_frame
 from ramp.tasks import Task, TestCase
 from ramp.variants import Variant
@@ -30,13 +30,6 @@ from tests.methods.test_ramp_plus import (
 
 FITS_WRONG2 = "n = gets.to_i\nputs(n == 5 ? 11 : 2 * n)"  # FITS_WRONG's behaviour, other text
 HIDDEN_INPUT = "777\n"
-
-
-@pytest.fixture(scope="module")
-def executors():
-    ex = sandbox_executors(workers=2)
-    yield ex
-    ex.close()
 
 
 def wide(**fields) -> Variant:

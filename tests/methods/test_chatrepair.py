@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 from ramp.llm.base import ChatMessage
 from ramp.methods import chatrepair
-from ramp.methods.base import MethodContext, sandbox_executors
+from ramp.methods.base import MethodContext
 from ramp.variants import Variant
 from tests.agents.scripted import ScriptedAgents, ruby
 
@@ -17,13 +15,6 @@ RIGHT2 = "puts gets.to_i << 1"
 RIGHT3 = "puts 2 * gets.to_i"
 RIGHT4 = "n = gets.to_i\nputs n + n"
 WRONG = "puts gets.to_i + 1"  # 3 -> 4, not 6
-
-
-@pytest.fixture(scope="module")
-def executors():
-    ex = sandbox_executors(workers=2)
-    yield ex
-    ex.close()
 
 
 def run(agents, task, lib, executors, *, budget=5, alternatives=False):

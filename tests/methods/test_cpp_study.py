@@ -13,7 +13,7 @@ from ramp.dataset import load_tasks
 from ramp.execution.executor import SandboxExecutor
 from ramp.execution.runtime import runtime_named
 from ramp.methods import chatrepair
-from ramp.methods.base import MethodContext, sandbox_executors
+from ramp.methods.base import MethodContext
 from ramp.methods.frames import attempts_frame
 from ramp.methods.ramp import repair
 from ramp.variants import Variant
@@ -77,13 +77,6 @@ def cpp(code: str) -> str:
 def tasks():
     by_id = {t.task_id: t for t in load_tasks(DATA).tasks}
     return [by_id[i] for i in TASK_IDS]
-
-
-@pytest.fixture(scope="module")
-def executors():
-    pool = sandbox_executors(workers=2)
-    yield pool
-    pool.close()
 
 
 def test_ramp_repairs_real_cpp_tasks_in_the_sandbox(tasks, executors, lib):

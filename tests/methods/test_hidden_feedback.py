@@ -12,7 +12,7 @@ import yaml
 from ramp import task_table
 from ramp.hidden_feedback import SOURCE, HiddenFeedback, for_variant
 from ramp.methods import chatrepair
-from ramp.methods.base import MethodContext, feedback_tests, sandbox_executors
+from ramp.methods.base import MethodContext, feedback_tests
 from ramp.methods.ramp import run_loop
 from ramp.tasks import Task, TestCase
 from ramp.variants import Variant, variants_from_config
@@ -23,13 +23,6 @@ RIGHT = "puts gets.to_i * 2"
 SMALL_ONLY = "n = gets.to_i\nputs n > 100 ? n : n * 2"
 HIDDEN = (TestCase("500\n", ("1000\n",), "hidden"), TestCase("7\n", ("14\n",), "hidden"),
           TestCase("12", ("24\n",), "hidden", truncated=True))
-
-
-@pytest.fixture(scope="module")
-def executors():
-    ex = sandbox_executors(workers=2)
-    yield ex
-    ex.close()
 
 
 def context(agents, lib, executors, variant, hidden=None, budget=3) -> MethodContext:

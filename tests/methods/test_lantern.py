@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 from ramp.methods import lantern, method
-from ramp.methods.base import MethodContext, sandbox_executors
+from ramp.methods.base import MethodContext
 from ramp.tasks import TestCase
 from ramp.variants import Variant
 from tests.agents.scripted import ScriptedAgents, ruby
@@ -24,13 +22,6 @@ HIDDEN = TestCase("424242\n", ("848484\n",), kind="hidden")
 
 def py(code: str) -> str:
     return f"The factor must be 2.\n\n```python\n{code}\n```\n"
-
-
-@pytest.fixture(scope="module")
-def executors():
-    ex = sandbox_executors(workers=2)
-    yield ex
-    ex.close()
 
 
 def run(agents, task, lib, executors, budget=3):

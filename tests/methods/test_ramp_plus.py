@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from ramp.methods import ramp_plus
-from ramp.methods.base import MethodContext, sandbox_executors
+from ramp.methods.base import MethodContext
 from ramp.methods.frames import attempts_frame
 from ramp.variants import Variant
 from tests.agents.scripted import ScriptedAgents, ruby
@@ -63,13 +61,6 @@ FITS_WRONG_NO_SAMPLE = "n = gets.to_i\nputs n == 5 ? 11 : (n == 3 ? 7 : n * 2)"
 FITS_WRONG_NO_SAMPLE2 = "n = gets.to_i\nputs(n == 5 ? 11 : (n == 3 ? 7 : 2 * n))"
 SLOW = "n = gets.to_i\ns = 0\nn.times { s += 2 }\nputs s"  # right, but too slow on the large test
 WRONG = "puts gets.to_i + 1"
-
-
-@pytest.fixture(scope="module")
-def executors():
-    ex = sandbox_executors(workers=2)
-    yield ex
-    ex.close()
 
 
 def plus(**fields) -> Variant:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ramp.methods import self_collaboration as sc
-from ramp.methods.base import MethodContext, sandbox_executors
+from ramp.methods.base import MethodContext
 from ramp.variants import Variant
 from tests.agents.scripted import ScriptedAgents, ruby
 
@@ -47,13 +47,6 @@ def test_review_text_drops_code_and_notes_a_missing_verdict():
         "(The review has no VERDICT line, so it counts as FAIL.)"
     )
     assert sc.parse_review("").feedback == sc.MISSING_VERDICT
-
-
-@pytest.fixture(scope="module")
-def executors():
-    ex = sandbox_executors(workers=2)
-    yield ex
-    ex.close()
 
 
 def run(agents, task, lib, executors, *, budget=4):

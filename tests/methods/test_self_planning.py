@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ramp.methods import method
-from ramp.methods.base import MethodContext, sandbox_executors, solve_tasks
+from ramp.methods.base import MethodContext, solve_tasks
 from ramp.methods.frames import attempts_frame
 from ramp.methods.ramp import iterate
 from ramp.variants import Variant, variants_from_config
@@ -14,13 +14,6 @@ from tests.agents.scripted import ScriptedAgents, ruby
 PLAN = "1. Read n.\n2. Print 2n, not 3n."
 GOOD = ruby("puts gets.to_i * 2")
 BAD = ruby("puts gets.to_i * 4")
-
-
-@pytest.fixture(scope="module")
-def executors():
-    pool = sandbox_executors(workers=2)
-    yield pool
-    pool.close()
 
 
 def _ctx(agents, lib, executors, budget=3, **fields) -> MethodContext:
