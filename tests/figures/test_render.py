@@ -242,7 +242,7 @@ def test_ramp_plus_ablation_has_a_row_per_variant_run(study):
 
 
 @pytest.mark.parametrize("draw", [plots.figure2, plots.figure3, plots.figure4, plots.figure5,
-                                  plots.figure6])
+                                  plots.figure6, plots.tokens])
 def test_every_axes_is_labelled(study, draw):
     fig = draw(study)
     for ax in fig.axes:
@@ -497,6 +497,20 @@ def test_figure6_shows_strict_cumulative_and_a_visible_hollow_marker(study):
     assert sorted(round(float(p[1]), 1) for p in ramp) == [33.3, 66.7]
     labels = left.get_legend().get_texts()
     assert {"strict", "cumulative", "early stopping (E.S.)"} <= {t.get_text() for t in labels}
+
+
+def test_tokens_puts_each_method_at_its_model_tokens_a_task(study):
+    ax = plots.tokens(study).axes[0]
+    assert ax.get_xscale() == "log"
+    squares = [c for c in ax.collections if c.get_zorder() == 2]
+    assert len(squares) == len(study.methods)
+    for m, square in zip(study.methods, squares, strict=True):
+        c = study.of(study.costs, m)
+        c = c[(c["policy"] == "full") & (c["stage"] == "total")]
+        tasks = study.of(study.task_scores, m)["task_id"].nunique()
+        x, y = square.get_offsets()[0]
+        assert x == pytest.approx((c["prompt_tokens"] + c["completion_tokens"]).sum() / tasks)
+        assert y == pytest.approx(plots._final(study, m, "strict"))
 
 
 def test_figure2_stacks_solved_and_unsolved_per_band(study):

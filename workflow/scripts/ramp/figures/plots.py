@@ -1,4 +1,5 @@
-"""The paper's figures 2-6, one function each; each returns its Figure (axes labelled).
+"""The paper's figures 2-6, and pass@1 by model tokens, one function each; each returns its
+Figure (axes labelled).
 
 Every function copes with a study of one method: comparison panels then show that one.
 """
@@ -304,6 +305,38 @@ def figure6(study: Study) -> Figure:
                     ncols=min(4, len(names) + 3), frameon=False)
     solved = {study.name(m): study.solved(m) for m in study.methods}
     _overlap(right, solved)
+    _model_title(fig, study)
+    fig.tight_layout()
+    return fig
+
+
+def tokens(study: Study) -> Figure:
+    """Strict (square) and cumulative (circle) pass@1 of each method, joined, against the model
+    tokens it spent a task in its full run (log axis): what a method's score cost, so that
+    breadth and depth compare at equal tokens."""
+    fig, ax = plt.subplots(figsize=(8, 5.2))
+    for i, m in enumerate(study.methods):
+        spent = study.tokens_a_task(m)
+        if spent is None:
+            continue
+        color = f"C{i % 10}"
+        strict, cumulative = _final(study, m, "strict"), _final(study, m, "cumulative")
+        ax.plot([spent, spent], [strict, cumulative], color=color, linewidth=1, zorder=1)
+        ax.scatter(spent, strict, s=60, marker="s", color=color, zorder=2)
+        ax.scatter(spent, cumulative, s=33, marker="o", color=color, edgecolors="white",
+                   linewidths=1, zorder=2.5, label=study.name(m))
+    ax.set_xscale("log")
+    ax.set(xlabel="model tokens a task (prompt + answer, full run, mean; log axis)",
+           ylabel="pass@1 (%)", title="pass@1 vs model tokens")
+    ax.set_ylim(bottom=0, top=max(1.0, ax.get_ylim()[1] * 1.1))
+    if ax.collections:
+        grey = {"color": "grey", "linestyle": "none"}
+        keys = [Line2D([], [], marker="s", label="strict", **grey),
+                Line2D([], [], marker="o", label="cumulative", **grey)]
+        methods, names = ax.get_legend_handles_labels()
+        ax.legend(handles=[*methods, *keys], labels=[*names, "strict", "cumulative"],
+                  fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+                  ncols=min(4, len(names) + 2), frameon=False)
     _model_title(fig, study)
     fig.tight_layout()
     return fig

@@ -21,6 +21,7 @@ FIGURES: dict[str, tuple[Callable[[Study], Figure], str]] = {
     "figure4": (plots.figure4, "By difficulty; per-test outcome transitions"),
     "figure5": (plots.figure5, "Solved per tag; pass@1 per initial outcome"),
     "figure6": (plots.figure6, "pass@1 vs time; overlap of solved tasks"),
+    "tokens": (plots.tokens, "pass@1 vs model tokens a task"),
 }
 TABLES: dict[str, tuple[Callable[[Study], pd.DataFrame], str]] = {
     "table1": (tables.table1, "Table 1: pass@1 (%) per method"),

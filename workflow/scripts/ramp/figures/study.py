@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ramp.analysis.authors import read_outcomes
+from ramp.analysis.costs import EXECUTOR_STAGES
 from ramp.runs import identities
 
 RUN_FILES = ("scores", "task_scores", "transitions", "costs", "hidden_attempts", "candidates")
@@ -101,6 +102,17 @@ class Study:
     def solved(self, method: Method) -> set[str]:
         """The tasks a method repaired (cumulative: some candidate passed every hidden test)."""
         return set(self.of(self.task_scores, method).query("cumulative")["task_id"])
+
+    def tokens_a_task(self, method: Method) -> float | None:
+        """The model tokens (prompt and answer) a method spent a task in its full run, or None
+        where it has no costs or tasks."""
+        c = self.of(self.costs, method)
+        c = c[(c["policy"] == "full") & (c["stage"] != "total")
+              & ~c["stage"].isin(EXECUTOR_STAGES)]
+        tasks = self.of(self.task_scores, method)["task_id"].nunique()
+        if c.empty or not tasks:
+            return None
+        return float((c["prompt_tokens"] + c["completion_tokens"]).sum()) / tasks
 
 
 def hidden_runs(scores: pd.DataFrame) -> set:

@@ -305,8 +305,7 @@ def _switch_ablation(study: Study, labels: dict[str, str], base: str) -> pd.Data
                 **{k: scores[k] for k in ("strict pass@1", "strict (per problem)",
                                           "cumulative pass@1", "cumulative (per problem)")},
                 "model calls a task": round(c["model calls"] / tasks, 1),
-                "model tokens a task": round(
-                    (c["prompt tokens"] + c["completion tokens"]) / tasks),
+                "model tokens a task": round(study.tokens_a_task(method)),
                 "model minutes a task": round(60 * c["model hours"] / tasks, 1),
             })
     return pd.DataFrame(rows)
