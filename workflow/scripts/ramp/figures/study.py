@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ramp.analysis.authors import read_outcomes
-from ramp.analysis.costs import EXECUTOR_STAGES
 from ramp.runs import identities
 
 RUN_FILES = ("scores", "task_scores", "transitions", "costs", "hidden_attempts", "candidates")
@@ -107,8 +106,7 @@ class Study:
         """The model tokens (prompt and answer) a method spent a task in its full run, or None
         where it has no costs or tasks."""
         c = self.of(self.costs, method)
-        c = c[(c["policy"] == "full") & (c["stage"] != "total")
-              & ~c["stage"].isin(EXECUTOR_STAGES)]
+        c = c[(c["policy"] == "full") & (c["stage"] == "total")]
         tasks = self.of(self.task_scores, method)["task_id"].nunique()
         if c.empty or not tasks:
             return None
