@@ -7,6 +7,7 @@ wrong expected output (5 -> 11), as the 1.5B's suites do; the method uses their 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -123,6 +124,23 @@ def test_one_vote_or_a_close_rival_does_not_settle(task, lib, executors):
     assert second["close"] and second["stop"] == ""  # 2 votes against FITS_WRONG's 1
     assert third["stop"] == "settled" and third["groups"][0]["votes"] == 3
     assert attempts[2].code.strip() == RIGHT
+
+
+def test_the_buggy_program_unchanged_is_gated_out_when_the_switch_is_on(task, lib, executors):
+    # BUGGY passes the sample and agrees with RIGHT2 on every generated input (it is wrong on
+    # 777 alone): one group, whose smallest edit, the buggy program itself, is returned and
+    # settles it. Gated out as known wrong, it leaves RIGHT2 alone in the choice, one vote.
+    buggy = "n = gets.to_i\nputs(n == 777 ? 1 : 2 * n)"
+    problem = dataclasses.replace(task, buggy_code=buggy + "\n\n")  # blank lines aside
+    (kept,) = run(agents(buggy, RIGHT2), problem, lib, executors, wide())
+    assert kept.code.strip() == buggy and record(kept)["stop"] == "settled"
+    assert record(kept)["groups"][0]["members"] == ["1.0", "1.1"]
+    (gated,) = run(agents(buggy, RIGHT2), problem, lib, executors,
+                   wide(reject_unchanged=True))
+    rec = record(gated)
+    assert gated.code.strip() == RIGHT2 and not rec["settled"]  # one vote does not settle
+    assert [(g["members"], g["gated"], g["votes"]) for g in rec["groups"]] == [
+        (["1.1"], True, 1), (["1.0"], False, 1)]
 
 
 def test_draws_cycle_through_the_styles_with_the_coverage_seeds(task, lib, executors):

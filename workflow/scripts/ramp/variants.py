@@ -97,6 +97,11 @@ class Variant:
     distinguishing_inputs: bool = True
     """RAMP+: when the two best groups are close, ask the model for inputs on which they differ
     and for which output the statement implies; the judged input becomes evidence."""
+    reject_unchanged: bool = False
+    """RAMP+ and breadth: a candidate that is the buggy program unchanged (no line edited, blank
+    lines and trailing spaces aside) is known wrong, since every task's program fails a hidden
+    test by the data set's definition: it is gated out as one failing a sample is, so it is
+    never chosen while a changed one passes the samples, and casts no vote for its group."""
     refine_from_best: bool = True
     """RAMP+: the Programmer refines the best candidate seen and the best one is returned (off:
     it refines, and the method returns, the latest iteration's choice, as RAMP does)."""

@@ -52,12 +52,13 @@ RAMP_PLUS_VARIANTS = {
     "w/o agreement", "ramp_plus_no_distinguish": "w/o distinguishing inputs",
     "ramp_plus_latest": "refine the latest", "ramp_plus_ramp_stop": "RAMP's stop rule",
 }
-# The breadth method's switches, one off in each variant (config.yaml, docs/breadth.md), and
-# RAMP, whose cost it is held to.
+# The breadth method's switches, one off in each variant (one on in the last; config.yaml,
+# docs/breadth.md), and RAMP, whose cost it is held to.
 BREADTH_VARIANTS = {
     "breadth": "Breadth", "breadth_one_prompt": "one prompt (Zero-Shot draws only)",
     "breadth_no_debug": "w/o debugging on the samples", "breadth_no_groups": "w/o grouping",
     "breadth_no_distinguish": "w/o distinguishing inputs", "breadth_no_stop": "w/o stop rule",
+    "breadth_reject_unchanged": "with the unchanged program gated out",
     "ramp": "RAMP",
 }
 

@@ -152,9 +152,11 @@ class Candidate:
     edit: int
 
 
-def entry(candidate: Candidate, bench: Bench, runner: Runner) -> Entry:
+def entry(candidate: Candidate, bench: Bench, runner: Runner, *,
+          reject_unchanged: bool = False) -> Entry:
     """What selection reads of a candidate: the gate, its outputs and agreement on the
-    evidence, its status on the large tests."""
+    evidence, its status on the large tests. ``reject_unchanged``: the buggy program unchanged
+    (an edit of 0 lines) is gated out, known wrong (Variant.reject_unchanged)."""
     report = runner.report(candidate.program.code, bench.tests)
     n_samples, n_evidence = len(bench.samples), len(bench.evidence)
     samples = report.results[:n_samples]
@@ -162,7 +164,8 @@ def entry(candidate: Candidate, bench: Bench, runner: Runner) -> Entry:
     large = report.results[n_samples + n_evidence:]
     return Entry(
         id=candidate.id, code=candidate.program.code, edit=candidate.edit,
-        gated=not report.compile_error and all(r.verdict is Verdict.PASSED for r in samples),
+        gated=not (reject_unchanged and candidate.edit == 0) and not report.compile_error
+        and all(r.verdict is Verdict.PASSED for r in samples),
         outputs=tuple(canonical_output(r.stdout_tail) if r.verdict in _RAN
                       else f"!{r.verdict.value}" for r in evidence),
         agreed=sum(r.verdict is Verdict.PASSED
@@ -275,7 +278,8 @@ def choose(
     v = ctx.variant
 
     def ranked(bench: Bench) -> Selection:
-        return select([entry(c, bench, runner) for c in considered],
+        return select([entry(c, bench, runner, reject_unchanged=v.reject_unchanged)
+                       for c in considered],
                       evidence=bench.expected, use_votes=v.agreement_selection,
                       agreement_first=bench.inputs_only)
 

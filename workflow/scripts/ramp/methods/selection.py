@@ -69,7 +69,7 @@ class Entry:
     ``outputs``: its canonical output on each evidence test ("!VERDICT" where it crashed or ran
     out of time); ``agreed``: evidence expected outputs it matched; ``large``: "ok" or the
     verdict on each large test; ``gated``: it passed every sample test (True when samples do not
-    veto)."""
+    veto) and is not known wrong (the buggy program unchanged, where the variant says so)."""
 
     id: str
     code: str
