@@ -35,7 +35,8 @@ def _layered(*names: str) -> dict:
 # Every committed study, as its header says to run it.
 STUDIES = [(), ("paper.yaml",), ("table1.yaml",), ("cpp.yaml",), ("ramp_plus.yaml",),
            ("ramp_plus.yaml", "ramp_plus_main.yaml"), ("ramp_plus.yaml", "ramp_plus_ablation.yaml"),
-           ("coverage.yaml",), ("breadth.yaml",), ("breadth.yaml", "breadth_heldout.yaml")]
+           ("coverage.yaml",), ("breadth.yaml",), ("breadth.yaml", "breadth_heldout.yaml"),
+           ("breadth_wide.yaml",), ("breadth_wide.yaml", "breadth_wide_heldout.yaml")]
 
 
 @pytest.mark.parametrize("names", STUDIES, ids=lambda names: "+".join(names) or "config.yaml")

@@ -227,6 +227,9 @@ def test_ramp_plus_ablation_has_a_row_per_variant_run(study):
     assert tables.breadth_ablation(both).empty  # no breadth run
     wide = with_copy_of_ramp(study, "breadth")
     assert list(tables.breadth_ablation(wide).variant) == ["Breadth", "RAMP"]  # RAMP's cost
+    one_switch = with_copy_of_ramp(study, "breadth_wide")  # a variant without its base
+    assert list(tables.breadth_ablation(one_switch).variant) == [
+        "32 Zero-Shot draws, no rewrite, no stop, unchanged gated out", "RAMP"]
     ramp = tables.table1(study).set_index("method").loc["ramp"]
     row = table.loc["RAMP+"]
     assert row["strict pass@1"] == ramp["strict pass@1"] == pytest.approx(33.3)

@@ -59,6 +59,7 @@ BREADTH_VARIANTS = {
     "breadth_no_debug": "w/o debugging on the samples", "breadth_no_groups": "w/o grouping",
     "breadth_no_distinguish": "w/o distinguishing inputs", "breadth_no_stop": "w/o stop rule",
     "breadth_reject_unchanged": "with the unchanged program gated out",
+    "breadth_wide": "32 Zero-Shot draws, no rewrite, no stop, unchanged gated out",
     "ramp": "RAMP",
 }
 
@@ -276,20 +277,20 @@ def table4(study: Study) -> pd.DataFrame:
 
 def ramp_plus_ablation(study: Study) -> pd.DataFrame:
     """RAMP+ and each of its switches off, per model: strict and cumulative pass@1 (over tasks
-    and per problem) and model calls, tokens and minutes a task; empty unless RAMP+ and an
-    ablation of it ran."""
-    return _switch_ablation(study, RAMP_PLUS_VARIANTS, "ramp_plus")
+    and per problem) and model calls, tokens and minutes a task; empty unless RAMP+ or a
+    variant of it ran beside another of the table's methods."""
+    return _switch_ablation(study, RAMP_PLUS_VARIANTS)
 
 
 def breadth_ablation(study: Study) -> pd.DataFrame:
     """The breadth method and each of its switches off, and RAMP, as
     :func:`ramp_plus_ablation`: its cost a task beside RAMP's in one table."""
-    return _switch_ablation(study, BREADTH_VARIANTS, "breadth")
+    return _switch_ablation(study, BREADTH_VARIANTS)
 
 
-def _switch_ablation(study: Study, labels: dict[str, str], base: str) -> pd.DataFrame:
+def _switch_ablation(study: Study, labels: dict[str, str]) -> pd.DataFrame:
     present = _variants_run(study, labels)
-    if base not in present or len(present) < 2:
+    if len(present) < 2 or present == ["ramp"]:
         return pd.DataFrame()
     costs = cost_summary(study).query("policy == 'full'").set_index(["model", "variant"])
     rows = []
