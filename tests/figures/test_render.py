@@ -672,7 +672,7 @@ def test_a_study_redrawn_from_its_source_data_is_the_same_bytes(study, tmp_path)
     render_study(study, figures / "s", about=study_line("", K))
     render_study(study, figures / "k3" / "s", about=study_line("", K))  # its frames say so
     combine_summaries([figures / "k3" / "s" / "summary.md"], figures / "k3" / "summary.md")
-    write_index(figures, {"": "./ramp.sh workflow"})
+    write_index(figures, {"": {"s": "./ramp.sh workflow"}})
     drawn = {p: p.read_bytes() for p in figures.rglob("*") if p.is_file()}
     stamps = {p: p.stat().st_mtime_ns for p in (figures / "s" / "data").iterdir()}
     back = load_source_data(figures / "s")
@@ -680,7 +680,7 @@ def test_a_study_redrawn_from_its_source_data_is_the_same_bytes(study, tmp_path)
     for p in drawn:
         if p.suffix != ".parquet":
             p.unlink()
-    assert rerender(figures, {"": "./ramp.sh workflow"}) == [
+    assert rerender(figures, {"": {"s": "./ramp.sh workflow"}}) == [
         figures / "s" / "summary.md", figures / "k3" / "s" / "summary.md",
         figures / "k3" / "summary.md", figures / "summary.md"]
     assert {p: p.read_bytes() for p in drawn} == drawn

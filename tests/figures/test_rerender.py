@@ -18,7 +18,7 @@ from ramp.figures.rerender import (
     studies_index,
     study_summaries,
 )
-from ramp.study_config import publish_commands, run_command
+from ramp.study_config import declared_publish, publish_commands, run_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -101,13 +101,23 @@ def test_the_index_lists_every_committed_study_with_its_subsets_methods_and_comm
             [("ramp", 11, False), ("oracle_feedback", 11, True), ("ramp", 3, False)])
     _data(figures / "k3" / "paper10")
     _scores(figures / "k3" / "paper10", "k3", [("zero_shot", 3, False)])
-    text = studies_index(figures, {"": "./ramp.sh workflow"})
+    for subset in ("paper34", "heldout33"):
+        _data(figures / "wide" / subset)
+        _scores(figures / "wide" / subset, "wide", [("zero_shot", 3, False)])
+    text = studies_index(figures, {
+        "": {"paper34": "./ramp.sh workflow"},
+        "wide": {"paper34": "./ramp.sh workflow --configfile config/w.yaml",
+                 "heldout33": "./ramp.sh workflow --configfile config/w.yaml config/h.yaml"}})
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert rows == [
         "| `default` | 11 | [paper34](paper34/summary.md) "
         "| ramp, oracle_feedback [hidden-test feedback] (m) | `./ramp.sh workflow` |",
         "| `k3` | 3 | [paper10](k3/paper10/summary.md) ([all](k3/summary.md)) "
         "| zero_shot (m) | no config in config/ names it |",
+        "| `wide` | 3 | [heldout33](wide/heldout33/summary.md) [paper34](wide/paper34/summary.md) "
+        "([all](wide/summary.md)) | zero_shot (m) "
+        "| heldout33: `./ramp.sh workflow --configfile config/w.yaml config/h.yaml`; "
+        "paper34: `./ramp.sh workflow --configfile config/w.yaml` |",
     ]
 
 
@@ -118,18 +128,30 @@ def test_the_run_command_names_the_layers_in_order_and_the_publish_flag():
         "--config 'study={publish: true}'")
 
 
-def test_publish_commands_name_each_study_s_config_file(tmp_path):
-    (tmp_path / "config.yaml").write_text("study:\n  variants: [ramp]\n")
+def test_the_publish_flag_is_needed_only_where_no_layer_publishes(tmp_path):
+    (tmp_path / "a.yaml").write_text("study:\n  name: a\n  publish: true\n")
+    (tmp_path / "b.yaml").write_text("subsets: [heldout33]\n")
+    (tmp_path / "off.yaml").write_text("study:\n  publish: false\n")
+    assert declared_publish([tmp_path / "a.yaml", tmp_path / "b.yaml"])
+    assert not declared_publish([tmp_path / "a.yaml", tmp_path / "off.yaml"])  # the last wins
+    assert not declared_publish([])
+
+
+def test_publish_commands_name_each_study_s_config_files_by_subset(tmp_path):
+    (tmp_path / "config.yaml").write_text("subsets: [paper34]\nstudy:\n  variants: [ramp]\n")
     (tmp_path / "k3.yaml").write_text("study:\n  name: k3\n  publish: true\n")
-    (tmp_path / "draft.yaml").write_text("study:\n  name: draft\n")
+    (tmp_path / "k3_held.yaml").write_text("subsets: [heldout33]\nstudy:\n  name: k3\n")
+    (tmp_path / "draft.yaml").write_text("subsets: [paper10]\nstudy:\n  name: draft\n")
     (tmp_path / "layer.yaml").write_text("study:\n  variants: [ramp]\n")  # names no study
     assert publish_commands(tmp_path) == {
-        "": "./ramp.sh workflow --config 'study={publish: true}'",
-        "k3": "./ramp.sh workflow --configfile config/k3.yaml",
-        "draft": "./ramp.sh workflow --configfile config/draft.yaml "
-                 "--config 'study={publish: true}'",
+        "": {"paper34": "./ramp.sh workflow --config 'study={publish: true}'"},
+        "k3": {"paper34": "./ramp.sh workflow --configfile config/k3.yaml",
+               "heldout33": "./ramp.sh workflow --configfile config/k3.yaml config/k3_held.yaml"},
+        "draft": {"paper10": "./ramp.sh workflow --configfile config/draft.yaml "
+                             "--config 'study={publish: true}'"},
     }
     shipped = publish_commands(REPO / "config")
-    # Every committed study has its command; a shipped study may be unpublished for now.
-    assert {s.name for s in committed_studies(REPO / "figures")} <= set(shipped)
+    # Every committed subset has its command; a shipped study may be unpublished for now.
+    for committed in committed_studies(REPO / "figures"):
+        assert set(committed.subsets) <= set(shipped[committed.name]), committed.name
     assert {"", "table1-k3", "ramp-plus", "cpp-k3"} <= set(shipped)

@@ -192,13 +192,15 @@ def stage_params(stage):
 # and fields like any model stage, with the number of draws as its study field.
 COVERAGE = DrawsConfig.of(config)
 # The command that runs this study as configured (the coverage page names it): the config files
-# layered on config.yaml, in order, and whether it publishes.
+# layered on config.yaml, in order, and the publish flag where they do not publish it themselves.
 LAYERS = [
     f
     for f in dict.fromkeys(os.path.relpath(p) for p in workflow.configfiles)
     if f != "config/config.yaml"
 ]
-RUN_COMMAND = study_config.run_command(LAYERS, PUBLISH)
+RUN_COMMAND = study_config.run_command(
+    LAYERS, PUBLISH and not study_config.declared_publish(LAYERS)
+)
 
 
 def draw_params():

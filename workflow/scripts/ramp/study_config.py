@@ -167,31 +167,56 @@ def publish(config: Mapping[str, Any]) -> bool:
     return bool((config.get("study") or {}).get("publish", False))
 
 
-def publish_command(config_file: str, config: Mapping[str, Any]) -> str:
-    """The command that publishes the study ``config_file`` (holding ``config``) describes:
-    config/config.yaml is the default study's, any other extends it (``--configfile``)."""
-    args = "" if config_file == "config/config.yaml" else f" --configfile {config_file}"
-    if not publish(config):
-        args += " --config 'study={publish: true}'"
-    return f"./ramp.sh workflow{args}"
+def layered_publish(configs: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether config files (their contents), layered in order, set study.publish: the last
+    one setting it wins, as Snakemake merges them."""
+    value = False
+    for config in configs:
+        value = bool((config.get("study") or {}).get("publish", value))
+    return value
 
 
-def run_command(layers: Sequence[str], published: bool) -> str:
-    """The command that runs a study configured by config/config.yaml and the config files
-    ``layers`` on it (``--configfile``), publishing its figures when ``published``."""
+def declared_publish(layers: Sequence[str | os.PathLike[str]]) -> bool:
+    """:func:`layered_publish` of the config files at ``layers``."""
+    return layered_publish(yaml.safe_load(Path(layer).read_text(encoding="utf-8")) or {}
+                           for layer in layers)
+
+
+def run_command(layers: Sequence[str], publish_flag: bool) -> str:
+    """The command that runs the study config/config.yaml and the config files ``layers`` on it
+    (``--configfile``, in order) configure, with ``--config 'study={publish: true}'`` when
+    ``publish_flag`` (the files do not publish it themselves)."""
     args = f" --configfile {' '.join(layers)}" if layers else ""
-    return f"./ramp.sh workflow{args}" + (" --config 'study={publish: true}'" if published else "")
+    flag = " --config 'study={publish: true}'" if publish_flag else ""
+    return f"./ramp.sh workflow{args}{flag}"
 
 
-def publish_commands(config_dir: str | os.PathLike[str] = "config") -> dict[str, str]:
-    """The command publishing each study: the default ("") by config.yaml, a named one by the
-    config file under ``config_dir`` that names it (the layers that name none are left out)."""
-    commands = {}
-    for path in sorted(Path(config_dir).glob("*.yaml")):
-        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+def publish_commands(config_dir: str | os.PathLike[str] = "config") -> dict[str, dict[str, str]]:
+    """The command publishing each study's subsets: study name ("" for the default, which
+    config.yaml configures) -> subset -> command. A file naming a study is its command, unless
+    another file naming it sets study.publish and this one does not: then it is a layer on that
+    one (``--configfile BASE LAYER``), making the subsets it lists. Files naming no study are
+    left out. A subset is made by the first command (in file-name order) that lists it."""
+    configs = {f"config/{path.name}": yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+               for path in sorted(Path(config_dir).glob("*.yaml"))}
+    default_subsets = (configs.get("config/config.yaml") or {}).get("subsets") or []
+    named: dict[str, list[str]] = {}
+    for file, config in configs.items():
         name = study_name(config)
-        if name or path.name == "config.yaml":
-            commands.setdefault(name, publish_command(f"config/{path.name}", config))
+        if name or file == "config/config.yaml":
+            named.setdefault(name, []).append(file)
+    commands: dict[str, dict[str, str]] = {}
+    for name, files in named.items():
+        bases = [f for f in files if "publish" in (configs[f].get("study") or {})] or files
+        base = bases[0]
+        for file in files:
+            layers = [f for f in ([file] if file in bases else [base, file])
+                      if f != "config/config.yaml"]
+            subsets = next((s for s in (configs[f].get("subsets") for f in reversed(layers)) if s),
+                           default_subsets)
+            command = run_command(layers, not layered_publish(configs[f] for f in layers))
+            for subset in subsets:
+                commands.setdefault(name, {}).setdefault(subset, command)
     return commands
 
 

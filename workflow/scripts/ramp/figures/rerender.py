@@ -119,10 +119,11 @@ nothing here. What each study is: docs/results.md.
 """
 
 
-def studies_index(figures: str | os.PathLike[str], commands: Mapping[str, str]) -> str:
+def studies_index(figures: str | os.PathLike[str],
+                  commands: Mapping[str, Mapping[str, str]]) -> str:
     """``figures/summary.md``: a row per committed study under ``figures`` (its budget K, its
-    subsets' summaries, its methods, the command that publishes it; ``commands`` maps a study's
-    name, "" for the default, to that command)."""
+    subsets' summaries, its methods, the commands that publish it; ``commands`` maps a study's
+    name, "" for the default, to each subset's command: study_config.publish_commands)."""
     figures = Path(figures)
     rows = []
     for committed in committed_studies(figures):
@@ -136,21 +137,33 @@ def studies_index(figures: str | os.PathLike[str], commands: Mapping[str, str]) 
         for m in methods_of(scores):
             by_model.setdefault(m.model, []).append(m.shown)
         methods = "; ".join(f"{', '.join(shown)} ({model})" for model, shown in by_model.items())
-        command = commands.get(committed.name)
         rows.append(f"| `{committed.name or DEFAULT_STUDY}` | {int(scores['iteration'].max())} "
                     f"| {' '.join(links)} | {methods} "
-                    f"| {f'`{command}`' if command else 'no config in config/ names it'} |")
+                    f"| {index_commands(committed, commands.get(committed.name) or {})} |")
     return INDEX_HEAD + "\n".join(rows) + "\n"
 
 
-def write_index(figures: str | os.PathLike[str], commands: Mapping[str, str]) -> Path:
+def index_commands(committed: CommittedStudy, commands: Mapping[str, str]) -> str:
+    """The index's command cell: the one command making every subset of ``committed``, else
+    each subset's (``commands`` maps a subset to its command)."""
+    made = {subset: commands.get(subset) for subset in committed.subsets}
+    if len(set(made.values())) == 1:
+        command = next(iter(made.values()))
+        return f"`{command}`" if command else "no config in config/ names it"
+    return "; ".join(f"{subset}: `{command}`" if command else
+                     f"{subset}: no config in config/ makes it" for subset, command in made.items())
+
+
+def write_index(figures: str | os.PathLike[str],
+                commands: Mapping[str, Mapping[str, str]]) -> Path:
     """Write :func:`studies_index` to ``figures/summary.md``; returns its path."""
     path = Path(figures) / "summary.md"
     write_text(path, studies_index(figures, commands))
     return path
 
 
-def rerender(figures: str | os.PathLike[str], commands: Mapping[str, str]) -> list[Path]:
+def rerender(figures: str | os.PathLike[str],
+             commands: Mapping[str, Mapping[str, str]]) -> list[Path]:
     """Redraw every committed study under ``figures`` in place, then the index of studies
     (:func:`write_index`); returns the summaries written.
 
