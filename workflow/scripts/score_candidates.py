@@ -4,12 +4,17 @@ from ramp import study_config
 from ramp.analysis.stages import score_candidates_stage
 from ramp.execution.executor import SandboxExecutor
 from ramp.execution.runtime import runtime_named
-from ramp.logs import stage_logger, verdict_progress
+from ramp.logs import stage_logger
 from ramp.runs import RunId
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("score_candidates", smk.log[0])
-progress = verdict_progress(log, "candidate")
+
+
+def progress(done, total, task_id, candidate, passed):
+    log.info("%d/%d  %s  candidate %s  %s", done, total, task_id, candidate,
+             "PASSED" if passed else "failed")
+
 
 runtime = runtime_named(study_config.language(smk.config).key)
 with SandboxExecutor(workers=smk.threads, runtime=runtime) as executor:

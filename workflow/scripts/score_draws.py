@@ -5,12 +5,17 @@ from ramp import study_config
 from ramp.analysis.stages import gather_draws, score_hidden
 from ramp.execution.executor import SandboxExecutor
 from ramp.execution.runtime import runtime_named
-from ramp.logs import stage_logger, verdict_progress
+from ramp.logs import stage_logger
 from ramp.methods.draws import draws_run
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("score_draws", smk.log[0])
-progress = verdict_progress(log, "draw")
+
+
+def progress(done, total, task_id, draw, passed):
+    log.info("%d/%d  %s  draw %d  %s", done, total, task_id, draw,
+             "PASSED" if passed else "failed")
+
 
 run = draws_run(smk.config, smk.wildcards.model, smk.wildcards.subset)
 gather_draws(run, smk.input.tasks, list(smk.input.parts), smk.output.draws)

@@ -4,12 +4,17 @@ from ramp import study_config
 from ramp.analysis.stages import score_hidden
 from ramp.execution.executor import SandboxExecutor
 from ramp.execution.runtime import runtime_named
-from ramp.logs import stage_logger, verdict_progress
+from ramp.logs import stage_logger
 from ramp.runs import RunId
 
 smk = snakemake  # noqa: F821  (injected by Snakemake's script directive)
 log = stage_logger("score_hidden", smk.log[0])
-progress = verdict_progress(log, "iteration")
+
+
+def progress(done, total, task_id, iteration, passed):
+    log.info("%d/%d  %s  iteration %d  %s", done, total, task_id, iteration,
+             "PASSED" if passed else "failed")
+
 
 # The candidates are programs of the study's language, run by its runtime.
 runtime = runtime_named(study_config.language(smk.config).key)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 
@@ -28,16 +27,3 @@ def stage_logger(name: str, log_path: str | None) -> logging.Logger:
         handler.setFormatter(fmt)
         package.addHandler(handler)
     return logging.getLogger(f"ramp.stage.{name}")
-
-
-def verdict_progress(
-    log: logging.Logger, unit: str
-) -> Callable[[int, int, str, object, bool], None]:
-    """A hidden-scoring stage's progress callback: a line per program scored, ``done/total
-    TASK UNIT N PASSED|failed`` (``unit``: what numbers the program, e.g. ``iteration``)."""
-
-    def progress(done: int, total: int, task_id: str, number: object, passed: bool) -> None:
-        log.info("%d/%d  %s  %s %s  %s", done, total, task_id, unit, number,
-                 "PASSED" if passed else "failed")
-
-    return progress
