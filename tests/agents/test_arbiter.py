@@ -86,3 +86,49 @@ def test_a_cpp_program_quoted_in_the_answer_is_not_an_input():
     answer = ("Program B prints the sum:\n```cc\nint main() { puts(\"1\"); }\n```\n"
               "```cpp\nint x;\n```\nTry:\n```\n3\n1 2 3\n```\n")
     assert parse_inputs(answer) == ("3\n1 2 3\n",)
+
+
+def test_a_language_tagged_block_labelled_as_an_input_is_an_input():
+    # The embedded 1.5B's answer (heldout33, breadth_wide): every block tagged ```ruby.
+    answer = """Here are three small inputs on which A and B print different outputs:
+
+### Input 1:
+```ruby
+1
+```
+
+### Output 1:
+```ruby
+1
+```
+
+### Input 2:
+```ruby
+2 3
+4
+```
+
+### Output 2 (Program A):
+```
+2
+```
+"""
+    assert arbiter.parse_inputs(answer) == ("1\n", "2 3\n4\n")
+
+
+def test_a_language_tagged_block_with_a_statement_is_code_even_under_an_input_label():
+    generator = """```ruby
+# Input 1
+puts "4 5 7 8"
+puts "2 3"
+```
+Input 2:
+```ruby
+n = 5
+```
+Input 3:
+```python
+print(3)
+```
+"""
+    assert arbiter.parse_inputs(generator) == ()

@@ -10,6 +10,7 @@ import pytest
 
 from ramp.analysis.candidates import candidate_programs, score_candidates
 from ramp.analysis.hidden import validate_attempts
+from ramp.analysis.verdict_cache import VerdictCache
 from ramp.figures import tables
 from ramp.figures.study import Method, Study
 
@@ -99,10 +100,11 @@ def test_a_method_that_goes_on_after_a_pass_returns_its_first_pass():
     assert candidate_programs(plain, TASKS)["returned"].tolist() == [True, False, True]
 
 
-def scored(runner: EchoRunner) -> pd.DataFrame:
-    _, hidden = validate_attempts(ATTEMPTS, TASKS, EchoRunner())
-    return score_candidates(candidate_programs(ATTEMPTS, TASKS), TASKS, ATTEMPTS, hidden,
-                            runner)
+def scored(runner: EchoRunner, cache: VerdictCache | None = None,
+           tasks=TASKS) -> pd.DataFrame:
+    _, hidden = validate_attempts(ATTEMPTS, tasks, EchoRunner())
+    return score_candidates(candidate_programs(ATTEMPTS, tasks), tasks, ATTEMPTS, hidden,
+                            runner, cache=cache)
 
 
 def test_only_programs_no_attempt_had_run_on_the_hidden_tests():
@@ -115,6 +117,22 @@ def test_only_programs_no_attempt_had_run_on_the_hidden_tests():
     assert out.loc[("a", "2.0"), "n_hidden_passed"] == 1  # copied from hidden_attempts
     assert not out.loc[("b", "1.1"), "has_code"] and not out.loc[("b", "1.1"), "passed_hidden"]
     assert out.loc[("a", "2.0"), "passed_samples"] and not out.loc[("a", "1.0"), "passed_samples"]
+
+
+def test_a_program_another_run_scored_is_read_from_the_verdict_cache(tmp_path):
+    cache = VerdictCache(tmp_path / "verdicts", salt="ruby")
+    first = scored(EchoRunner(), cache)
+    again = EchoRunner()
+    assert scored(again, cache).equals(first) and again.calls == []  # same table, nothing ran
+    # Another salt (runtime, options) or another hidden test set is another key: it runs.
+    other = EchoRunner()
+    scored(other, VerdictCache(tmp_path / "verdicts", salt="cpp"))
+    assert [c[0] for c in other.calls] == ["pass:all\n", "pass:all\n"]
+    changed = [make_task("a", "P", n_samples=1, n_hidden=4), TASKS[1]]
+    rerun = EchoRunner()
+    out = scored(rerun, cache, changed).set_index(["task_id", "candidate"])
+    assert out.loc[("a", "1.1"), "n_hidden"] == 4
+    assert [c[0] for c in rerun.calls] == ["pass:all\n", "pass:all\n"]
 
 
 def candidates_study(frame: pd.DataFrame) -> Study:

@@ -192,3 +192,48 @@ def test_every_program_it_wrote_reaches_the_candidates_analysis(task, lib, execu
     assert list(programs[programs.returned].code.str.strip()) == [RIGHT]
     ranks = programs.set_index("candidate").final_rank.dropna().astype(int).to_dict()
     assert ranks == {"1.0.1": 2, "1.1": 1, "2.0": 2, "2.1": 1}  # 1.0 counts as rewritten
+
+
+BUGGY_777 = "n = gets.to_i\nputs(n == 777 ? 1 : 2 * n)"  # wrong on 777 alone
+NEAR_777 = "n = gets.to_i\nputs(n == 777 ? 0 : 2 * n)"  # one line from it, wrong on 777 too
+NEAR_777B = "n = gets.to_i\nputs(n == 777 ? 2 : 2 * n)"
+
+
+def test_a_judged_input_splits_the_chosen_group_and_keeps_its_right_minority(
+    task, lib, executors
+):
+    # Three programs agree on every generated input: one group, whose smallest edit (NEAR_777)
+    # is wrong. With split_groups its representative and the member least like it (RIGHT) go
+    # to the Arbiter; the 1.5B's way of writing an input (a ```ruby block under "Input 1:")
+    # is read; on 777 they differ and the judge takes RIGHT's output, which now ranks first
+    # against the two wrong programs' votes.
+    problem = dataclasses.replace(task, buggy_code=BUGGY_777)
+    draws = (NEAR_777, NEAR_777B, RIGHT)
+    (kept,) = run(agents(*draws), problem, lib, executors, wide(candidates=3))
+    assert kept.code.strip() == NEAR_777 and record(kept)["distinguish"] is None
+    scripted = agents(*draws, distinguish=["### Input 1:\n```ruby\n777\n```\n"],
+                      judge=["777 doubled is 1554.\nAnswer: B"])
+    (split,) = run(scripted, problem, lib, executors, wide(candidates=3, split_groups=True))
+    assert split.code.strip() == RIGHT
+    rec = record(split)
+    assert rec["distinguish"]["between"] == ["1.0", "1.2"] and rec["distinguish"]["split"]
+    assert rec["distinguish"]["output_b"].strip() == "1554"
+    assert [(g["members"], g["agreed"]) for g in rec["groups"]] == [
+        (["1.2"], 1), (["1.0"], 0), (["1.1"], 0)]
+
+
+def test_a_group_is_split_once_a_pair_and_never_when_its_programs_are_one(
+    task, lib, executors
+):
+    problem = dataclasses.replace(task, buggy_code=BUGGY_777)
+    # The judge cannot tell (no answer): the pair is not asked again in round 2.
+    scripted = agents(NEAR_777, RIGHT, NEAR_777, NEAR_777,
+                      distinguish=["Input 1:\n```\n777\n```\n"], judge=["I am not sure."])
+    attempts = run(scripted, problem, lib, executors,
+                   wide(split_groups=True, stop_rule="budget"), budget=2)
+    assert scripted.calls.count("distinguish") == 1 and scripted.calls.count("judge") == 1
+    assert record(attempts[1])["distinguish"] is None
+    # Copies of one program (blank lines aside) are one vote: nothing to split.
+    copies = agents(RIGHT, RIGHT + "\n\n")
+    run(copies, task, lib, executors, wide(split_groups=True))
+    assert "distinguish" not in copies.calls

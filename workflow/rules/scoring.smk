@@ -46,6 +46,7 @@ rule score_candidates:
         stop_at_first_failure=lookup(
             dpath="scoring/stop_at_first_failure", within=config, default=False
         ),
+        verdict_cache=lookup(dpath="scoring/verdict_cache", within=config, default=""),
     message:
         "Hidden validation of every candidate ({wildcards.model}, {wildcards.variant}, {wildcards.subset})"
     script:

@@ -97,6 +97,12 @@ class Variant:
     distinguishing_inputs: bool = True
     """RAMP+: when the two best groups are close, ask the model for inputs on which they differ
     and for which output the statement implies; the judged input becomes evidence."""
+    split_groups: bool = False
+    """RAMP+ and breadth: when no two groups are close, the chosen group's representative and
+    the member least like it (most lines changed between them) are put to the Arbiter as close
+    groups are: a judged input on which they differ splits the group, its judged-right part
+    first. Programs that agree on every generated input may still differ (the inputs miss the
+    bug); once a pair, as every Arbiter pair."""
     reject_unchanged: bool = False
     """RAMP+ and breadth: a candidate that is the buggy program unchanged (no line edited, blank
     lines and trailing spaces aside) is known wrong, since every task's program fails a hidden

@@ -19,8 +19,13 @@ JUDGE_TEMPLATE = "arbiter/judge"
 
 _BLOCK = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\n`]*)\n(.*?)^[ \t]{0,3}\1[ \t]*$",
                     re.MULTILINE | re.DOTALL)
-# A block tagged as a program (of any language a study has, or another) is not an input.
+# A block tagged as a program (of any language a study has, or another) is not an input,
+# unless the line before it names it an input and its body has no program statement: small
+# models tag every block with the language they read ("### Input 1:" then ```ruby 5 ```).
 _CODE_TAGS = OTHER_LANG_TAGS.union(*LANG_TAGS.values(), {"bash", "sh", "shell"})
+_STATEMENT = re.compile(
+    r"""[=;{}"'`]|\b(?:puts|print|printf|gets|def|require|include|return|STDIN|cin|cout|scanf"""
+    r"""|import)\b""")
 _ANSWER = re.compile(
     r"(?:answer|verdict|correct output|correct one|correct)\s*(?:is|:|-)?\s*[*_`\"'(]*"
     r"(?:output\s+)?((?-i:[AB]))\b", re.IGNORECASE)
@@ -48,16 +53,24 @@ def _labels_an_output(line: str) -> bool:
     return "input" not in line and any(w in line for w in ("output", "expected", "result"))
 
 
+def _labels_an_input(line: str) -> bool:
+    return "input" in line.lower() and not _labels_an_output(line)
+
+
 def parse_inputs(answer: str, *, max_inputs: int = MAX_INPUTS) -> tuple[str, ...]:
-    """The inputs of an answer: fenced blocks that are not code and are not labelled as an
-    output on the line before them, each ending with one newline; duplicates once."""
+    """The inputs of an answer: fenced blocks that are not labelled as an output on the line
+    before them and are not code (a block tagged with a language counts when that line labels
+    it an input and it holds no program statement), each ending with one newline; duplicates
+    once."""
     text = answer.replace("\r\n", "\n")
     found: list[str] = []
     for m in _BLOCK.finditer(text):
         tag = m[2].strip().split()[0].lower() if m[2].strip() else ""
         before = text[: m.start()].rstrip("\n").rpartition("\n")[2]
         body = m[3].strip("\n")
-        if tag in _CODE_TAGS or not body.strip() or _labels_an_output(before):
+        if not body.strip() or _labels_an_output(before):
+            continue
+        if tag in _CODE_TAGS and not (_labels_an_input(before) and not _STATEMENT.search(body)):
             continue
         stdin = body.rstrip() + "\n"
         if stdin not in found:

@@ -27,6 +27,7 @@ import pandas as pd
 from ramp.agents import programmer
 from ramp.analysis.hidden import attempt_row, run_hidden
 from ramp.analysis.scores import returned_index
+from ramp.analysis.verdict_cache import VerdictCache
 from ramp.execution.executor import Executor
 from ramp.journal import Journal
 from ramp.tasks import Task
@@ -133,10 +134,12 @@ def score_candidates(
     stop_at_first_failure: bool = False,
     progress: Progress | None = None,
     journal: Journal | None = None,
+    cache: VerdictCache | None = None,
 ) -> pd.DataFrame:
     """:func:`candidate_programs` with each program's hidden verdicts: copied from
     ``hidden_attempts`` where an attempt had the same program (same problem), else run once
-    per distinct program of a problem (``reused`` marks every row that did not run)."""
+    per distinct program of a problem (``reused`` marks every row copied from an attempt), or
+    read from ``cache`` where another run scored it."""
     by_id = {t.task_id: t for t in tasks}
     known: dict[tuple[str, str], dict[str, Any]] = {}
     scored = attempts[["task_id", "iteration", "code"]].merge(
@@ -159,12 +162,16 @@ def score_candidates(
         elif journal is not None and unit in journal.done:
             (verdicts,) = journal.done[unit]
             known[key] = verdicts
+        elif cache is not None and (cached := cache.get(task, code)) is not None:
+            verdicts = known[key] = cached
         else:
             run = run_hidden(task, code, runner, stop_at_first_failure=stop_at_first_failure)
             summary = attempt_row(task, row["iteration"], False, run, False)
             verdicts = known[key] = {c: summary[c] for c in _VERDICT_COLUMNS}
             if journal is not None:
                 journal.record(unit, [verdicts])
+            if cache is not None:
+                cache.put(task, code, verdicts)
         out.append({**row, **verdicts, "reused": reused})
         if progress is not None:
             progress(done, len(programs), row["task_id"], row["candidate"],

@@ -25,6 +25,7 @@ from ramp.analysis.oracle import (
 from ramp.analysis.references import Reference, check_references
 from ramp.analysis.scores import scores_table, status_by_iteration, task_scores
 from ramp.analysis.transitions import transitions
+from ramp.analysis.verdict_cache import VerdictCache
 from ramp.execution.executor import Executor
 from ramp.io import write_parquet
 from ramp.journal import Journal, fingerprint
@@ -82,9 +83,10 @@ def score_candidates_stage(
     *,
     stop_at_first_failure: bool = False,
     progress: CandidateProgress | None = None,
+    cache: VerdictCache | None = None,
 ) -> pd.DataFrame:
     """Rule score_candidates: every program the run wrote, on the hidden tests (resumable
-    through a journal; ramp.analysis.candidates)."""
+    through a journal, and through ``cache`` across runs; ramp.analysis.candidates)."""
     task_list = read_tasks(tasks)
     frame = _read(attempts, ["task_id", "iteration", "code"])
     programs = candidate_programs(frame, task_list)
@@ -95,7 +97,7 @@ def score_candidates_stage(
         scored = score_candidates(programs, task_list, frame,
                                   _read(hidden_attempts, HIDDEN_ATTEMPT_COLUMNS), runner,
                                   stop_at_first_failure=stop_at_first_failure,
-                                  progress=progress, journal=journal)
+                                  progress=progress, journal=journal, cache=cache)
     finally:
         journal.close()
     run.write(scored, out)

@@ -60,6 +60,7 @@ BREADTH_VARIANTS = {
     "breadth_no_distinguish": "w/o distinguishing inputs", "breadth_no_stop": "w/o stop rule",
     "breadth_reject_unchanged": "with the unchanged program gated out",
     "breadth_wide": "32 Zero-Shot draws, no rewrite, no stop, unchanged gated out",
+    "breadth_wide_split": "the same, with the chosen group split by a judged input",
     "ramp": "RAMP",
 }
 

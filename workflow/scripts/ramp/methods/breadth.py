@@ -69,7 +69,7 @@ def templates(variant: Variant) -> tuple[str, ...]:
     """The templates :func:`repair` renders (ramp.provenance): the draws' styles, the Test
     Designer's, the debugging prompt and the Arbiter's when they are on."""
     judged = ((arbiter.INPUTS_TEMPLATE, arbiter.JUDGE_TEMPLATE)
-              if variant.distinguishing_inputs else ())
+              if variant.distinguishing_inputs or variant.split_groups else ())
     return (*dict.fromkeys(f"programmer/{s}" for s in variant.draw_styles),
             *test_design_templates(variant),
             *((programmer.DEBUG_TEMPLATE,) if variant.debug_rounds else ()), *judged)

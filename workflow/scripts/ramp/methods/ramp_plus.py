@@ -38,7 +38,15 @@ from ramp.methods.ramp import (
     test_design_templates,
 )
 from ramp.methods.records import Attempt, Call
-from ramp.methods.selection import Entry, Selection, canonical_output, edit_size, select
+from ramp.methods.selection import (
+    Entry,
+    Group,
+    Selection,
+    canonical_output,
+    edit_size,
+    program_key,
+    select,
+)
 from ramp.parsing import ExtractedProgram
 from ramp.tasks import Limits, Problem, RunReport, TestCase, TestResult, Verdict
 from ramp.variants import Variant
@@ -200,12 +208,10 @@ class Distinction:
 
 
 def distinguish(
-    problem: Problem, selection: Selection, ctx: MethodContext, runner: Runner, seed: int
+    problem: Problem, a: Entry, b: Entry, ctx: MethodContext, runner: Runner, seed: int
 ) -> Distinction:
-    """Ask for inputs on which the two best groups differ; put the first input on which their
-    representatives really print different outputs to the judge (output A: the best group's)."""
-    assert selection.best is not None and selection.runner_up is not None
-    a, b = selection.best.representative, selection.runner_up.representative
+    """Ask for inputs on which programs ``a`` and ``b`` differ; put the first input on which
+    they really print different outputs to the judge (output A: ``a``'s)."""
     params = ctx.variant.analysis_params(seed)
     messages = arbiter.inputs_prompt(ctx.lib, problem, a.code, b.code)
     (answer,) = ctx.llm.complete([messages], params)
@@ -272,9 +278,11 @@ def choose(
     problem: Problem, considered: Sequence[Candidate], bench: Bench, runner: Runner,
     ctx: MethodContext, t: int, asked: set[tuple[str, str]],
 ) -> Choice:
-    """Rank ``considered`` on ``bench``; when the two best groups are close and that pair was
-    not put to the Arbiter yet (``asked``, updated), ask it and rank again. Where the evidence
-    supplies inputs only, the judged outputs rank first."""
+    """Rank ``considered`` on ``bench``; when the two best groups are close, or else (with
+    ``split_groups``) the chosen group holds programs that may differ (:func:`split_pair`),
+    and that pair was not put to the Arbiter yet (``asked``, updated), ask it and rank again:
+    one Arbiter round at most. Where the evidence supplies inputs only, the judged outputs
+    rank first, so a judged input splits a group and its judged-right part ranks first."""
     v = ctx.variant
 
     def ranked(bench: Bench) -> Selection:
@@ -283,17 +291,34 @@ def choose(
                       evidence=bench.expected, use_votes=v.agreement_selection,
                       agreement_first=bench.inputs_only)
 
-    selection, distinction = ranked(bench), None
+    selection = ranked(bench)
+    best, pair = selection.best, None
     if v.distinguishing_inputs and selection.close:
-        assert selection.best is not None and selection.runner_up is not None
-        pair = (selection.best.representative.id, selection.runner_up.representative.id)
-        if pair not in asked:
-            asked.add(pair)
-            distinction = distinguish(problem, selection, ctx, runner, ctx.seed + t)
-            if distinction.test is not None:
-                bench = bench.with_evidence(distinction.test)
-                selection = ranked(bench)
+        assert best is not None and selection.runner_up is not None
+        pair = (best.representative, selection.runner_up.representative)
+    elif v.split_groups and best is not None and best.gated:
+        pair = split_pair(best)
+    if pair is None or (pair[0].id, pair[1].id) in asked:
+        return Choice(selection, bench, None, _stop(selection, ctx))
+    asked.add((pair[0].id, pair[1].id))
+    distinction = distinguish(problem, *pair, ctx, runner, ctx.seed + t)
+    if not selection.close:
+        distinction = replace(distinction, log={**distinction.log, "split": True})
+    if distinction.test is not None:
+        bench = bench.with_evidence(distinction.test)
+        selection = ranked(bench)
     return Choice(selection, bench, distinction, _stop(selection, ctx))
+
+
+def split_pair(group: Group) -> tuple[Entry, Entry] | None:
+    """The chosen group's representative and the member least like it (the most lines
+    changed between them; the earlier on a tie), or None when its members are one program:
+    programs that agree on every input so far may still differ (Variant.split_groups)."""
+    a = group.representative
+    others = [e for e in group.members[1:] if program_key(e.code) != program_key(a.code)]
+    if not others:
+        return None
+    return a, max(others, key=lambda e: edit_size(a.code, e.code))
 
 
 def _record(t: int, made: Sequence[Candidate], choice: Choice, ctx: MethodContext) -> str:
@@ -316,7 +341,7 @@ def templates(variant: Variant) -> tuple[str, ...]:
     """The templates :func:`repair` renders (ramp.provenance): RAMP's, and the Arbiter's when
     it is asked to tell groups apart."""
     arbiter_templates = ((arbiter.INPUTS_TEMPLATE, arbiter.JUDGE_TEMPLATE)
-                         if variant.distinguishing_inputs else ())
+                         if variant.distinguishing_inputs or variant.split_groups else ())
     return (*reflection_templates(variant), *test_design_templates(variant),
             *iteration_templates(variant), *arbiter_templates)
 
