@@ -54,7 +54,7 @@ def _labels_an_output(line: str) -> bool:
 
 
 def _labels_an_input(line: str) -> bool:
-    return "input" in line.lower() and not _labels_an_output(line)
+    return "input" in line.lower()  # never an output label: _labels_an_output excludes these
 
 
 def parse_inputs(answer: str, *, max_inputs: int = MAX_INPUTS) -> tuple[str, ...]:
